@@ -1,0 +1,2 @@
+__title__ = "spacy-globalner"
+__version__ = "0.1.0"

@@ -1,0 +1,71 @@
+"""The error and warning catalogue of spacy-globalner.
+
+Every message a user can meet lives here, with a code, so that it can be
+searched for and so that tests can match it. Messages say what was wrong,
+with the offending value, and what to do about it.
+
+Code ranges: E0xx/W0xx shared and global_pointer, E1xx/W1xx lcrf_ner,
+E2xx/W2xx crener, E3xx/W3xx corpora and converters, E4xx/W4xx benchmarks
+and tooling.
+"""
+
+
+class ErrorsWithCodes(type):
+    def __getattribute__(self, code: str) -> str:
+        msg = super().__getattribute__(code)
+        if code.startswith("__"):
+            return msg
+        return f"[{code}] {msg}"
+
+
+class Warnings(metaclass=ErrorsWithCodes):
+    W001 = ("{count} gold span(s) of {total} in the training data of '{name}' "
+            "are wider than max_span_width={width} tokens and cannot be "
+            "predicted (widest: {widest}). Set max_span_width in the "
+            "component's config to at least {widest} to learn them.")
+    W002 = ("{count} gold span(s) could not be mapped onto the predicted "
+            "tokenization of the training data for '{name}' and were left out "
+            "of the loss (for example '{example}'). Check that the corpus "
+            "tokenizer matches the pipeline's, or fix the character offsets.")
+    W003 = ("The training data for '{name}' has no gold spans in "
+            "doc.spans['{key}'] or doc.ents: the component will learn to "
+            "predict nothing.")
+
+    # lcrf_ner: W100-W149
+    # crener: W200-W249
+    # corpora: W300-W349
+
+
+class Errors(metaclass=ErrorsWithCodes):
+    E001 = ("No labels found for '{name}'. Add labels with "
+            "`nlp.get_pipe('{name}').add_label(...)`, pass them to "
+            "`initialize(labels=...)`, or provide training examples with "
+            "entities in doc.spans['{key}'] or doc.ents.")
+    E002 = ("'{name}' has not been initialized: call nlp.initialize() (or "
+            "train with `spacy train`) before using it, or load a trained "
+            "pipeline with spacy.load().")
+    E003 = ("Gold span label '{label}' in the training data is not a label "
+            "of '{name}' (labels: {labels}). Add it with add_label before "
+            "nlp.initialize(), or let initialize() collect labels from the "
+            "data.")
+    E004 = ("Cannot add label '{label}' to '{name}' after it has been "
+            "initialized: its output layer is sized for {labels}. Re-train "
+            "from scratch with the new label set, or source the tok2vec into "
+            "a new component.")
+    E005 = ("Label must be a non-empty string, got {label!r}.")
+    E006 = ("max_span_width must be a positive integer or None, got {value!r}.")
+    E007 = ("'{name}' expected {expected} score rows for a batch of {n_docs} "
+            "docs with {n_tokens} tokens in all, but the model returned "
+            "{got}. The tok2vec must return one vector per token.")
+    E008 = ("Unknown ents filter {value!r}: ents_filter must be a function "
+            "that takes a list of spans with scores and returns a "
+            "non-overlapping subset, such as "
+            "@misc = \"spacy-globalner.highest_score_filter.v1\".")
+    E009 = ("threshold must be a finite number, got {value!r}.")
+    E010 = ("head_width must be a positive even integer (RoPE rotates pairs "
+            "of dimensions), got {value!r}.")
+
+    # lcrf_ner: E100-E149
+    # crener: E200-E249
+    # corpora: E300-E349
+    # benchmarks and tooling: E400-E449

@@ -1,0 +1,78 @@
+"""GlobalPointer span scoring as a plain torch module (no spaCy, no Thinc).
+
+The batch arrives packed: the token vectors of all docs one after another, with
+each token's position inside its doc and the number of tokens left in its doc.
+Only the band of spans up to `width` tokens long is scored, so memory grows as
+O(tokens * width * labels) rather than O(tokens^2 * labels).
+"""
+import warnings
+
+import torch
+from torch import nn
+
+from .rope import apply_rope
+
+
+class GlobalPointerScorer(nn.Module):
+    """s(i, j, label) = q_i . R(j - i) k_j / sqrt(head_width), for j - i < width.
+
+    n_labels (int): Number of entity labels.
+    head_width (int): Width of queries and keys (even, for RoPE).
+    rope (bool): Apply rotary position embedding (switch off only for ablation).
+    efficient (bool): Efficient GlobalPointer: one q/k projection shared by all
+        labels, plus per-label start and end biases projected from it.
+    """
+
+    def __init__(self, n_labels: int, head_width: int = 64, *, rope: bool = True, efficient: bool = False):
+        super().__init__()
+        self.n_labels = n_labels
+        self.head_width = head_width
+        self.rope = rope
+        self.efficient = efficient
+        n_projections = 1 if efficient else n_labels
+        with warnings.catch_warnings():
+            # The input width is only known from the first batch (or the weights
+            # being loaded), so the first projection is lazy.
+            warnings.filterwarnings("ignore", message="Lazy modules")
+            self.query_key = nn.LazyLinear(2 * head_width * n_projections)
+        self.label_bias = nn.Linear(2 * head_width, 2 * n_labels) if efficient else None
+
+    def forward(
+        self,
+        X: torch.Tensor,
+        positions: torch.Tensor,
+        remaining: torch.Tensor,
+        width: int,
+    ) -> torch.Tensor:
+        """Score the band of spans starting at each packed token.
+
+        X (torch.Tensor): Token vectors (n_tokens, n_in).
+        positions (torch.Tensor): Position of each token inside its doc (n_tokens,).
+        remaining (torch.Tensor): Tokens from each token to its doc's end (n_tokens,).
+        width (int): Longest span scored, in tokens.
+        RETURNS (torch.Tensor): Logits (n_tokens, width, n_labels); cells whose
+            span would cross the end of its doc hold the dtype's minimum.
+        """
+        n_tokens = X.shape[0]
+        projected = self.query_key(X)
+        heads = projected.view(n_tokens, -1, 2, self.head_width)
+        queries, keys = heads[:, :, 0], heads[:, :, 1]
+        if self.rope:
+            queries = apply_rope(queries, positions)
+            keys = apply_rope(keys, positions)
+        queries = queries * self.head_width ** -0.5
+        # Row i, column w pairs token i with token i + w: shift the keys instead
+        # of materialising (tokens x width x labels x head_width).
+        padded_keys = torch.cat((keys, keys.new_zeros((width - 1,) + keys.shape[1:])))
+        scores = torch.stack(
+            [(queries * padded_keys[w : w + n_tokens]).sum(-1) for w in range(width)],
+            dim=1,
+        )
+        if self.label_bias is not None:
+            bias = self.label_bias(projected).view(n_tokens, self.n_labels, 2) / 2
+            start_bias, end_bias = bias[..., 0], bias[..., 1]
+            padded_end = torch.cat((end_bias, end_bias.new_zeros((width - 1, self.n_labels))))
+            end_windows = padded_end.unfold(0, width, 1).transpose(1, 2)
+            scores = scores + start_bias[:, None, :] + end_windows
+        outside = torch.arange(width, device=X.device)[None, :] >= remaining[:, None]
+        return scores.masked_fill(outside[:, :, None], torch.finfo(scores.dtype).min)

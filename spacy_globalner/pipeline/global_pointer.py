@@ -1,0 +1,222 @@
+"""The `global_pointer` component: nested and flat NER by scoring every span."""
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+import math
+import warnings
+
+import numpy
+import torch
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import registry
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, torch2xp, xp2torch
+from thinc.types import Floats3d
+
+from ..decoding import SpanArrays
+from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
+from ..errors import Errors, Warnings
+from ..ml.torch.multilabel_loss import global_pointer_loss
+from .ents_filters import EntsFilter
+from .scoring import score_spans_and_ents
+from .span_pipe import SpanPipe
+
+DEFAULT_GLOBAL_POINTER_MODEL = """
+[model]
+@architectures = "spacy-globalner.GlobalPointer.v1"
+head_width = 64
+rope = true
+efficient = false
+dropout = 0.1
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_MODEL)["model"]
+
+
+@Language.factory(
+    "global_pointer",
+    assigns=["doc.spans", "doc.ents"],
+    default_config={
+        "model": DEFAULT_GLOBAL_POINTER_MODEL_CONFIG,
+        "spans_key": "sc",
+        "threshold": 0.0,
+        "max_span_width": None,
+        "set_ents": True,
+        "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
+        "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+    },
+    default_score_weights={
+        "spans_sc_f": 1.0,
+        "spans_sc_p": 0.0,
+        "spans_sc_r": 0.0,
+        "ents_f": 0.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+    },
+)
+def make_global_pointer(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], Floats3d],
+    spans_key: str,
+    threshold: float,
+    max_span_width: Optional[int],
+    set_ents: bool,
+    ents_filter: EntsFilter,
+    scorer: Optional[Callable],
+) -> "GlobalPointer":
+    """Create a GlobalPointer recogniser: every span up to `max_span_width` tokens
+    whose logit for a label exceeds `threshold` is an entity of that label.
+    """
+    return GlobalPointer(
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        threshold=threshold,
+        max_span_width=max_span_width,
+        set_ents=set_ents,
+        ents_filter=ents_filter,
+        scorer=scorer,
+    )
+
+
+class GlobalPointer(SpanPipe):
+    """Score s(i, j, label) for every span and keep the cells above threshold.
+
+    Settings in self.cfg: labels, spans_key, threshold (a logit), max_span_width
+    (set from the training data when None) and set_ents.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], Floats3d],
+        name: str = "global_pointer",
+        *,
+        spans_key: str = "sc",
+        threshold: float = 0.0,
+        max_span_width: Optional[int] = None,
+        set_ents: bool = True,
+        ents_filter: EntsFilter,
+        scorer: Optional[Callable] = score_spans_and_ents,
+    ) -> None:
+        if not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+            raise ValueError(Errors.E009.format(value=threshold))
+        _check_width(max_span_width)
+        super().__init__(
+            vocab,
+            model,
+            name,
+            spans_key=spans_key,
+            set_ents=set_ents,
+            ents_filter=ents_filter,
+            scorer=scorer,
+            threshold=float(threshold),
+            max_span_width=max_span_width,
+        )
+
+    @property
+    def max_span_width(self) -> Optional[int]:
+        return self.cfg["max_span_width"]
+
+    def _init_model_shape(self) -> None:
+        head = self.model.get_ref("head")
+        head.attrs["max_span_width"] = self.max_span_width
+        if self.labels and not head.layers:
+            head.set_dim("nO", len(self.labels), force=True)
+            head.initialize()
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect labels, set max_span_width from the longest gold span unless
+        configured, and initialize the model on a few examples.
+        """
+        summary = self._summarise_gold(get_examples)
+        self._initialize_labels(summary, labels)
+        widest = max(summary.widths, default=1)
+        if self.max_span_width is None:
+            self.cfg["max_span_width"] = widest
+        else:
+            too_wide = [width for width in summary.widths if width > self.max_span_width]
+            if too_wide:
+                warnings.warn(
+                    Warnings.W001.format(
+                        count=len(too_wide),
+                        total=len(summary.widths),
+                        name=self.name,
+                        width=self.max_span_width,
+                        widest=widest,
+                    )
+                )
+        self._initialize_model(get_examples)
+
+    def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
+        lengths = [len(doc) for doc in docs]
+        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, self.cfg["threshold"])
+
+    def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
+        """The multi-label cross-entropy over each (doc, label), in fp32.
+
+        RETURNS (Tuple[float, Floats3d]): The loss and its gradient w.r.t. scores.
+        """
+        examples = list(examples)
+        lengths = [len(example.predicted) for example in examples]
+        n_tokens, width, n_labels = scores.shape
+        if n_tokens != sum(lengths):
+            raise ValueError(
+                Errors.E007.format(
+                    name=self.name, expected=sum(lengths), n_docs=len(examples),
+                    n_tokens=sum(lengths), got=n_tokens,
+                )
+            )
+        doc_of_row, _, valid = band_cell_coordinates(lengths, width)
+        gold = self._gold_cells(examples, lengths, width)
+        group = doc_of_row[:, None, None] * n_labels + numpy.arange(n_labels)[None, None, :]
+        logits = xp2torch(scores, requires_grad=True)
+        device = logits.device
+        loss = global_pointer_loss(
+            logits,
+            torch.as_tensor(gold, device=device),
+            torch.as_tensor(numpy.broadcast_to(valid[:, :, None], gold.shape).copy(), device=device),
+            torch.as_tensor(numpy.broadcast_to(group, gold.shape).copy(), device=device),
+            len(examples) * n_labels,
+        )
+        loss.backward()
+        d_scores = torch2xp(logits.grad).astype(scores.dtype, copy=False)
+        return float(loss.item()), d_scores
+
+    def _gold_cells(self, examples: List[Example], lengths: List[int], width: int) -> numpy.ndarray:
+        """Bool (n_tokens, width, n_labels): True at each gold span's cell."""
+        label_index = {label: i for i, label in enumerate(self.labels)}
+        gold = numpy.zeros((sum(lengths), width, len(self.labels)), dtype=bool)
+        offset = 0
+        rows, widths, label_ids = [], [], []
+        for example, length in zip(examples, lengths):
+            for span in self._gold_spans(example):
+                if len(span) <= width:
+                    rows.append(offset + span.start)
+                    widths.append(len(span) - 1)
+                    label_ids.append(label_index[span.label_])
+            offset += length
+        gold[rows, widths, label_ids] = True
+        return gold
+
+
+def _check_width(value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(Errors.E006.format(value=value))

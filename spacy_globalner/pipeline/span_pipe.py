@@ -1,0 +1,267 @@
+"""What every spacy-globalner component shares: labels, gold spans, span output,
+scoring and the two-phase restore of a lazily built torch head.
+
+A subclass provides the model-specific parts:
+
+- `_init_model_shape()`: size the head from self.cfg (labels, widths) and build
+  its torch module, so that weights can be loaded into it;
+- `_decode(docs, scores) -> List[SpanArrays]`: pure decoding of model output;
+- `get_loss(examples, scores)` and, where it needs more, `initialize`.
+
+The architecture must `set_ref("head", ...)` on the Thinc node that owns the
+torch module; the node has no layers until the module is built.
+"""
+from itertools import islice
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+import warnings
+
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, Span
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Model, Optimizer, set_dropout_rate
+
+from ..decoding import SpanArrays
+from ..errors import Errors, Warnings
+from .ents_filters import EntsFilter
+from .gold import aligned_gold_spans
+from .span_output import write_spans
+
+N_INIT_EXAMPLES = 10
+
+
+class GoldSummary:
+    """What a pass over the training data found: labels, widest span, misses."""
+
+    def __init__(self) -> None:
+        self.labels: set = set()
+        self.widths: List[int] = []
+        self.missed: List[Span] = []
+
+    def add(self, aligned: Sequence[Span], missed: Sequence[Span]) -> None:
+        self.labels.update(span.label_ for span in aligned)
+        self.labels.update(span.label_ for span in missed)
+        self.widths.extend(len(span) for span in aligned)
+        self.missed.extend(missed)
+
+
+class SpanPipe(TrainablePipe):
+    """Base class of the span-predicting components (not registered itself)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str,
+        *,
+        spans_key: str,
+        set_ents: bool,
+        ents_filter: EntsFilter,
+        scorer: Optional[Callable],
+        **cfg: Any,
+    ) -> None:
+        if not callable(ents_filter):
+            raise ValueError(Errors.E008.format(value=ents_filter))
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.ents_filter = ents_filter
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "labels": [],
+            "spans_key": spans_key,
+            "set_ents": set_ents,
+            **cfg,
+        }
+
+    # Labels ---------------------------------------------------------------
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def key(self) -> str:
+        return self.cfg["spans_key"]
+
+    @property
+    def is_initialized(self) -> bool:
+        return bool(self.model.get_ref("head").layers)
+
+    def add_label(self, label: str) -> int:
+        if not isinstance(label, str) or not label:
+            raise ValueError(Errors.E005.format(label=label))
+        if label in self.labels:
+            return 0
+        if self.is_initialized:
+            raise ValueError(
+                Errors.E004.format(label=label, name=self.name, labels=list(self.labels))
+            )
+        self.cfg["labels"] = list(self.labels) + [label]
+        self.vocab.strings.add(label)
+        return 1
+
+    def _require_labels(self) -> None:
+        if not self.labels:
+            raise ValueError(Errors.E001.format(name=self.name, key=self.key))
+
+    def _require_initialized(self) -> None:
+        if not self.is_initialized:
+            raise ValueError(Errors.E002.format(name=self.name))
+
+    # Gold -----------------------------------------------------------------
+
+    def _gold_spans(self, example: Example) -> List[Span]:
+        """Aligned gold spans of one example; unknown labels raise E003."""
+        aligned, _ = aligned_gold_spans(example, self.key)
+        labels = set(self.labels)
+        for span in aligned:
+            if span.label_ not in labels:
+                raise ValueError(
+                    Errors.E003.format(label=span.label_, name=self.name, labels=list(self.labels))
+                )
+        return aligned
+
+    def _summarise_gold(self, get_examples: Callable[[], Iterable[Example]]) -> GoldSummary:
+        summary = GoldSummary()
+        for example in get_examples():
+            summary.add(*aligned_gold_spans(example, self.key))
+        if summary.missed:
+            warnings.warn(
+                Warnings.W002.format(
+                    count=len(summary.missed), name=self.name, example=summary.missed[0].text
+                )
+            )
+        if not summary.widths and not summary.missed:
+            warnings.warn(Warnings.W003.format(name=self.name, key=self.key))
+        return summary
+
+    def _initialize_labels(self, summary: GoldSummary, labels: Optional[Iterable[str]]) -> None:
+        if labels is not None:
+            for label in labels:
+                self.add_label(label)
+            unknown = sorted(summary.labels - set(self.labels))
+            if unknown:
+                raise ValueError(
+                    Errors.E003.format(label=unknown[0], name=self.name, labels=list(self.labels))
+                )
+        else:
+            for label in sorted(summary.labels):
+                self.add_label(label)
+        self._require_labels()
+
+    def _initialize_model(self, get_examples: Callable[[], Iterable[Example]]) -> None:
+        self._init_model_shape()
+        docs = [example.x for example in islice(get_examples(), N_INIT_EXAMPLES)]
+        self.model.initialize(X=docs)
+
+    # Prediction -----------------------------------------------------------
+
+    def predict(self, docs: Iterable[Doc]):
+        """Run the model over a batch of docs; never touches the docs.
+
+        RETURNS: The model's scores for the batch (see the architecture).
+        """
+        self._require_initialized()
+        return self.model.predict(list(docs))
+
+    def set_annotations(self, docs: Iterable[Doc], scores) -> None:
+        """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
+        docs = list(docs)
+        ents_filter = self.ents_filter if self.cfg["set_ents"] else None
+        for doc, found in zip(docs, self._decode(docs, scores)):
+            write_spans(doc, found, self.labels, self.key, ents_filter)
+
+    def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
+        raise NotImplementedError
+
+    def _init_model_shape(self) -> None:
+        raise NotImplementedError
+
+    # Training -------------------------------------------------------------
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Learn from a batch of examples; adds the loss to losses[self.name]."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.update")
+        self._require_initialized()
+        if not any(len(example.predicted) for example in examples):
+            return losses
+        set_dropout_rate(self.model, drop)
+        scores, backprop = self.model.begin_update([example.predicted for example in examples])
+        loss, d_scores = self.get_loss(examples, scores)
+        backprop(d_scores)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect labels from the data (unless given), size and initialize the model."""
+        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        summary = self._summarise_gold(get_examples)
+        self._initialize_labels(summary, labels)
+        self._initialize_model(get_examples)
+
+    # Scoring --------------------------------------------------------------
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        validate_examples(examples, f"{type(self).__name__}.score")
+        return self.scorer(examples, spans_key=self.key, set_ents=self.cfg["set_ents"], **kwargs)
+
+    # Serialization: cfg first, then the head's shape, then the weights ------
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
+        self._validate_serialization_attrs()
+
+        def load_model(data: bytes) -> None:
+            self._init_model_shape()
+            self.model.from_bytes(data)
+
+        deserialize = {
+            "cfg": lambda data: self.cfg.update(srsly.json_loads(data)),
+            "vocab": lambda data: self.vocab.from_bytes(data, exclude=exclude),
+            "model": load_model,
+        }
+        util.from_bytes(bytes_data, deserialize, exclude)
+        return self
+
+    def from_disk(self, path: Path, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
+        self._validate_serialization_attrs()
+
+        def load_model(model_path: Path) -> None:
+            self._init_model_shape()
+            with open(model_path, "rb") as file_:
+                self.model.from_bytes(file_.read())
+
+        deserialize = {
+            "cfg": lambda cfg_path: self.cfg.update(srsly.read_json(cfg_path)),
+            "vocab": lambda vocab_path: self.vocab.from_disk(vocab_path, exclude=exclude),
+            "model": load_model,
+        }
+        util.from_disk(path, deserialize, exclude)
+        return self
