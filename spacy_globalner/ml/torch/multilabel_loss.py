@@ -5,7 +5,7 @@ For each group (one doc and one label) of candidate cells:
     log(1 + sum_{negatives} e^s) + log(1 + sum_{positives} e^-s)
 
 which pushes every positive above 0 and every negative below it without a
-per-cell class balance. Computed in fp32 whatever the input dtype.
+per-cell class balance. Computed in fp32 (or fp64) whatever the input dtype.
 """
 import torch
 
@@ -37,7 +37,8 @@ def global_pointer_loss(
     n_groups (int): Number of groups, e.g. docs * labels.
     RETURNS (torch.Tensor): Scalar fp32 loss.
     """
-    logits = logits.float().reshape(-1)
+    # fp16/bf16 logits are promoted to fp32; fp64 (gradient checks) stays fp64.
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32)).reshape(-1)
     gold = gold.reshape(-1)
     valid = valid.reshape(-1)
     group = group.reshape(-1)

@@ -1,0 +1,59 @@
+import numpy
+
+from spacy_globalner.decoding.global_pointer import decode_band_scores
+
+LOW = numpy.finfo("float32").min
+
+
+def band(n_tokens, width, n_labels, cells):
+    """Logits with every cell at -5 except the given {(row, w, label): logit}."""
+    scores = numpy.full((n_tokens, width, n_labels), -5.0, dtype="float32")
+    for (row, w, label), value in cells.items():
+        scores[row, w, label] = value
+    return scores
+
+
+def as_tuples(found):
+    return list(zip(found.starts.tolist(), found.ends.tolist(), found.label_ids.tolist()))
+
+
+def test_decode_nested_adjacent_single_token_and_edges():
+    # One doc of 6 tokens: [0,3) label 0 with nested [1,2) label 1; adjacent [3,4)
+    # and [4,6) label 0 (the last touches the doc edge); the first is at the start.
+    scores = band(6, 3, 2, {(0, 2, 0): 4.0, (1, 0, 1): 1.0, (3, 0, 0): 0.5, (4, 1, 0): 2.0})
+    (found,) = decode_band_scores(scores, [6])
+    assert as_tuples(found) == [(0, 3, 0), (1, 2, 1), (3, 4, 0), (4, 6, 0)]
+    expected = 1 / (1 + numpy.exp(-numpy.array([4.0, 1.0, 0.5, 2.0])))
+    numpy.testing.assert_allclose(found.scores, expected, rtol=1e-6)
+
+
+def test_same_span_two_labels_and_threshold():
+    scores = band(3, 2, 2, {(1, 1, 0): 0.3, (1, 1, 1): 0.7})
+    (found,) = decode_band_scores(scores, [3])
+    assert as_tuples(found) == [(1, 3, 0), (1, 3, 1)]
+    (found,) = decode_band_scores(scores, [3], threshold=0.5)
+    assert as_tuples(found) == [(1, 3, 1)]
+
+
+def test_cells_past_the_doc_end_and_band_edge_are_never_spans():
+    # Two packed docs of 2 and 3 tokens; width 3. Row 1 (last token of doc 0)
+    # with w=1 would cross into doc 1: invalid even with a high logit.
+    scores = band(5, 3, 1, {(1, 1, 0): 9.0, (1, 0, 0): 1.0, (2, 2, 0): 3.0, (4, 1, 0): 8.0})
+    first, second = decode_band_scores(scores, [2, 3])
+    assert as_tuples(first) == [(1, 2, 0)]
+    # (2, 2) is the band's last column: a span of width 3 covering all of doc 1.
+    assert as_tuples(second) == [(0, 3, 0)]
+
+
+def test_empty_docs_and_empty_batches():
+    scores = band(3, 2, 1, {(0, 0, 0): 2.0, (2, 0, 0): 2.0})
+    a, b, c, d = decode_band_scores(scores, [0, 2, 0, 1])
+    assert len(a) == 0 and len(c) == 0
+    assert as_tuples(b) == [(0, 1, 0)] and as_tuples(d) == [(0, 1, 0)]
+    assert [len(x) for x in decode_band_scores(numpy.zeros((0, 0, 2), "float32"), [0, 0])] == [0, 0]
+
+
+def test_masked_cells_are_ignored_even_with_a_very_low_threshold():
+    scores = band(2, 2, 1, {(1, 1, 0): LOW})
+    (found,) = decode_band_scores(scores, [2], threshold=-10.0)
+    assert (1, 3, 0) not in as_tuples(found)

@@ -1,0 +1,217 @@
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+from spacy.training import Example
+from thinc.api import fix_random_seed
+
+from spacy_globalner import GlobalPointer
+
+TRAIN_DATA = [
+    ("IL-2 gene expression requires NF-kappa B activation .",
+     [(0, 2, "DNA"), (0, 1, "protein"), (4, 6, "protein")]),
+    ("Human T cells express CD28 receptor .",
+     [(0, 3, "cell_type"), (1, 3, "cell_type"), (4, 6, "protein"), (4, 5, "protein")]),
+]
+
+
+def make_examples(nlp, data=TRAIN_DATA, key="sc"):
+    examples = []
+    for text, spans in data:
+        reference = nlp.make_doc(text)
+        reference.spans[key] = [Span(reference, s, e, label) for s, e, label in spans]
+        examples.append(Example(nlp.make_doc(text), reference))
+    return examples
+
+
+def overfit(config=None, n_iter=40):
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer", config=config or {})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer, drop=0.0)
+    return nlp, pipe, examples
+
+
+def spans_of(doc, key="sc"):
+    return [(s.start, s.end, s.label_) for s in doc.spans[key]]
+
+
+def test_add_pipe_with_defaults():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer")
+    assert isinstance(pipe, GlobalPointer)
+    assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
+                        "threshold": 0.0, "max_span_width": None}
+    assert not pipe.is_initialized
+
+
+def test_labels_from_data_and_explicit():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer")
+    nlp.initialize(lambda: make_examples(nlp))
+    assert pipe.labels == ("DNA", "cell_type", "protein")
+    assert pipe.max_span_width == 3
+
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer")
+    pipe.initialize(lambda: make_examples(nlp), nlp=nlp, labels=["protein", "DNA", "cell_type", "RNA"])
+    assert pipe.labels == ("protein", "DNA", "cell_type", "RNA")
+
+
+def test_missing_labels_raise():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer")
+    examples = [Example.from_dict(nlp.make_doc("no entities here"), {})]
+    with pytest.warns(UserWarning, match="W003"), pytest.raises(ValueError, match="E001"):
+        nlp.initialize(lambda: examples)
+
+
+def test_predict_before_initialize_raises():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer")
+    with pytest.raises(ValueError, match="E002"):
+        nlp("IL-2 gene")
+
+
+def test_unknown_gold_label_raises():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer")
+    with pytest.raises(ValueError, match=r"E003.*'DNA'"):
+        pipe.initialize(lambda: make_examples(nlp), nlp=nlp, labels=["protein", "cell_type"])
+
+
+def test_add_label_after_initialize_raises_and_bad_settings_are_caught():
+    nlp, pipe, _ = overfit(n_iter=1)
+    with pytest.raises(ValueError, match="E004"):
+        pipe.add_label("RNA")
+    assert pipe.add_label("DNA") == 0
+    with pytest.raises(ValueError, match="E005"):
+        pipe.add_label("")
+    for bad in (0, -3):  # non-integers are caught by the config schema
+        with pytest.raises(ValueError, match="E006"):
+            spacy.blank("en").add_pipe("global_pointer", config={"max_span_width": bad})
+    with pytest.raises(ValueError, match="E009"):
+        GlobalPointer(nlp.vocab, pipe.model, threshold=float("nan"), ents_filter=pipe.ents_filter)
+
+
+def test_too_narrow_max_span_width_warns_with_counts():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", config={"max_span_width": 2})
+    with pytest.warns(UserWarning, match=r"W001.*1 gold span\(s\) of 7"):
+        nlp.initialize(lambda: make_examples(nlp))
+
+
+def test_overfit_nested_then_round_trip(tmp_path):
+    nlp, pipe, examples = overfit()
+    texts = [text for text, _ in TRAIN_DATA]
+    docs = list(nlp.pipe(texts))
+    for doc, (_, gold) in zip(docs, TRAIN_DATA):
+        assert sorted(spans_of(doc)) == sorted(gold)
+        scores = doc.spans["sc"].attrs["scores"]
+        assert len(scores) == len(doc.spans["sc"]) and ((scores > 0.5) & (scores <= 1)).all()
+        assert not any(a.end > b.start for a, b in zip(doc.ents, doc.ents[1:]))
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    from_bytes = spacy.blank("en")
+    from_bytes.add_pipe("global_pointer").from_bytes(pipe.to_bytes())
+    for other in (loaded, from_bytes):
+        for doc, text in zip(docs, texts):
+            again = other(text)
+            assert spans_of(again) == spans_of(doc)
+            numpy.testing.assert_array_equal(again.spans["sc"].attrs["scores"], doc.spans["sc"].attrs["scores"])
+    assert loaded.get_pipe("global_pointer").cfg == pipe.cfg
+    # A new process that never imported spacy_globalner finds it through entry points.
+    code = (
+        "import spacy, sys; nlp = spacy.load(sys.argv[1]); doc = nlp(sys.argv[2]); "
+        "print([(s.start, s.end, s.label_) for s in doc.spans['sc']])"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "pipeline"), texts[0]],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(spans_of(docs[0]))
+
+
+def test_efficient_variant_learns_too():
+    nlp, _, _ = overfit({"model": {"efficient": True}}, n_iter=50)
+    doc = nlp(TRAIN_DATA[1][0])
+    assert sorted(spans_of(doc)) == sorted(TRAIN_DATA[1][1])
+
+
+def test_evaluate_reports_span_and_ents_scores():
+    nlp, _, _ = overfit(n_iter=30)
+    examples = make_examples(nlp)
+    for example in examples:
+        example.reference.ents = spacy.util.filter_spans(example.reference.spans["sc"])
+    scores = nlp.evaluate(examples)
+    for key in ("spans_sc_p", "spans_sc_r", "spans_sc_f", "spans_sc_per_type",
+                "ents_p", "ents_r", "ents_f", "ents_per_type"):
+        assert key in scores
+    assert scores["spans_sc_f"] > 0.9
+    assert set(scores["spans_sc_per_type"]) == {"DNA", "protein", "cell_type"}
+
+
+def test_bad_and_unusual_docs():
+    nlp, pipe, _ = overfit(n_iter=5)
+    texts = ["", "   ", "\n\t", "CD28", "IL-2 " * 300, "Human T cells ."]
+    docs = list(nlp.pipe(texts, batch_size=4))
+    for doc in docs:
+        assert all(0 <= s.start < s.end <= len(doc) for s in doc.spans["sc"])
+        assert all(s.end - s.start <= pipe.max_span_width for s in doc.spans["sc"])
+    assert len(docs[0].spans["sc"]) == 0
+    # Mixed batch lengths give what single docs give.
+    for text, doc in zip(texts, docs):
+        assert spans_of(nlp(text)) == spans_of(doc)
+    # Updating on empty docs is a no-op, not a crash.
+    empty = [Example(nlp.make_doc(""), nlp.make_doc(""))]
+    assert nlp.update(empty)["global_pointer"] == 0.0
+
+
+def test_long_document_predicts_with_band_limited_memory():
+    nlp, pipe, _ = overfit(n_iter=2)
+    words = ("Human T cells express CD28 receptor . " * 3000).split()[:20_000]
+    doc = nlp(spacy.tokens.Doc(nlp.vocab, words=words))
+    assert len(doc) == 20_000
+    scores = pipe.predict([doc])
+    assert scores.shape == (20_000, pipe.max_span_width, len(pipe.labels))
+
+
+def test_pipe_pickles():
+    nlp, pipe, _ = overfit(n_iter=10)
+    clone = pickle.loads(pickle.dumps(nlp))
+    text = TRAIN_DATA[0][0]
+    assert spans_of(clone(text)) == spans_of(nlp(text))
+
+
+def test_set_ents_off_and_longest_first_filter():
+    config = {"set_ents": False}
+    nlp, _, _ = overfit(config, n_iter=30)
+    doc = nlp(TRAIN_DATA[1][0])
+    assert len(doc.spans["sc"]) > 0 and len(doc.ents) == 0
+    config = {"ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"}}
+    nlp, _, _ = overfit(config, n_iter=40)
+    doc = nlp(TRAIN_DATA[1][0])
+    assert [(e.start, e.end) for e in doc.ents] == [(0, 3), (4, 6)]
+
+
+def test_gold_from_ents_when_spans_key_is_absent_and_retokenized_gold():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer", config={"spans_key": "genia"})
+    words = ["IL-2", "gene", "and", "NF-kappa", "B", "."]
+    reference = spacy.tokens.Doc(nlp.vocab, words=words)
+    reference.ents = [Span(reference, 0, 2, "DNA"), Span(reference, 3, 5, "protein")]
+    predicted = nlp.make_doc(reference.text)
+    assert len(predicted) != len(reference)  # "NF-kappa" splits in spaCy's tokenizer
+    example = Example(predicted, reference)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nlp.initialize(lambda: [example])
+    spans = pipe._gold_spans(example)
+    assert [s.text for s in spans] == ["IL-2 gene", "NF-kappa B"]
+    assert pipe.max_span_width == len(spans[1])

@@ -1,0 +1,105 @@
+import numpy
+import pytest
+import torch
+from thinc.api import NumpyOps, get_current_ops
+
+from spacy_globalner.ml.layers.global_pointer_head import global_pointer_head
+from spacy_globalner.ml.torch.global_pointer import GlobalPointerScorer
+
+
+def packed(lengths, width):
+    positions = torch.cat([torch.arange(n) for n in lengths])
+    remaining = torch.cat([torch.arange(n, 0, -1) for n in lengths])
+    return positions, remaining, width
+
+
+@pytest.mark.parametrize("efficient", [False, True])
+def test_scorer_shapes_masks_and_batched_equals_unbatched(efficient):
+    torch.manual_seed(0)
+    scorer = GlobalPointerScorer(3, 8, efficient=efficient).eval()
+    docs = [torch.randn(n, 5) for n in (4, 1, 6)]
+    X = torch.cat(docs)
+    scores = scorer(X, *packed([4, 1, 6], 3))
+    assert scores.shape == (11, 3, 3) and scores.dtype == torch.float32
+    low = torch.finfo(torch.float32).min
+    assert (scores[3, 1:] == low).all() and (scores[4, 1:] == low).all()
+    assert (scores[:3, 0] > low).all()
+    row = 0
+    for doc in docs:
+        alone = scorer(doc, *packed([len(doc)], 3))
+        torch.testing.assert_close(scores[row : row + len(doc)], alone)
+        row += len(doc)
+
+
+def test_scorer_without_rope_is_position_blind():
+    torch.manual_seed(0)
+    scorer = GlobalPointerScorer(1, 8, rope=False)
+    token = torch.randn(1, 5)
+    X = token.repeat(6, 1)
+    scores = scorer(X, *packed([6], 2))
+    torch.testing.assert_close(scores[0, 1], scores[3, 1])
+    with_rope = GlobalPointerScorer(1, 8, rope=True)
+    with_rope.load_state_dict(scorer.state_dict())
+    rotated = with_rope(X, *packed([6], 2))
+    # Same content, same offset: RoPE scores depend on j - i only.
+    torch.testing.assert_close(rotated[0, 1], rotated[3, 1])
+
+
+def test_efficient_variant_has_fewer_parameters():
+    n_in, width, n_labels = 96, 64, 12
+    full = GlobalPointerScorer(n_labels, width)
+    efficient = GlobalPointerScorer(n_labels, width, efficient=True)
+    X = torch.randn(3, n_in)
+    full(X, *packed([3], 2))
+    efficient(X, *packed([3], 2))
+    count = lambda module: sum(p.numel() for p in module.parameters())
+    assert count(full) == n_in * 2 * width * n_labels + 2 * width * n_labels
+    assert count(efficient) < count(full) / 5
+
+
+def test_scorer_gradient_matches_finite_differences():
+    torch.manual_seed(0)
+    scorer = GlobalPointerScorer(2, 4, efficient=True).double()
+    X = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+    scorer(X, *packed([3, 2], 2))  # materialise the lazy projection
+
+    def valid_scores(x):
+        scores = scorer(x, *packed([3, 2], 2))
+        return scores[scores > torch.finfo(scores.dtype).min]
+
+    assert torch.autograd.gradcheck(valid_scores, (X,))
+
+
+def test_thinc_head_initialize_forward_backward():
+    ops = get_current_ops()
+    head = global_pointer_head(head_width=8)
+    head.set_dim("nO", 2)
+    head.attrs["max_span_width"] = 3
+    X = [ops.asarray2f(numpy.random.default_rng(0).normal(size=(n, 6)).astype("float32")) for n in (5, 0, 2)]
+    head.initialize(X=X)
+    assert head.get_dim("nI") == 6
+    scores, backprop = head(X, is_train=True)
+    assert scores.shape == (7, 3, 2) and scores.dtype == numpy.float32
+    d_scores = ops.alloc3f(*scores.shape)
+    d_scores[0, 0, 0] = 1.0
+    dX = backprop(d_scores)
+    assert [dx.shape for dx in dX] == [x.shape for x in X]
+    assert float(abs(ops.to_numpy(dX[0])).sum()) > 0
+    # The band is never wider than the longest doc.
+    short, _ = head([X[2]], is_train=False)
+    assert short.shape == (2, 2, 2)
+    empty, backprop_empty = head([X[1]], is_train=True)
+    assert empty.shape == (0, 0, 2)
+    assert backprop_empty(empty)[0].shape == (0, 6)
+
+
+def test_thinc_head_round_trips_through_bytes():
+    X = [NumpyOps().asarray2f(numpy.random.default_rng(1).normal(size=(4, 6)).astype("float32"))]
+    head = global_pointer_head(head_width=8)
+    head.set_dim("nO", 2)
+    head.initialize(X=X)
+    fresh = global_pointer_head(head_width=8)
+    fresh.set_dim("nO", 2)
+    fresh.initialize()  # built, but with a lazy input width, as when loading
+    fresh.from_bytes(head.to_bytes())
+    numpy.testing.assert_array_equal(head.predict(X), fresh.predict(X))
