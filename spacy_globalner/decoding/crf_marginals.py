@@ -1,0 +1,131 @@
+"""Forward-backward over a linear-chain CRF, and the probability of each
+decoded entity, computed in float64 with numpy.
+
+The confidence of an entity X over tokens [start, end) is the marginal
+probability of its exact tag path: B-X at start, I-X up to end - 1, and then
+anything but I-X (or the end of the doc), so that the entity is neither
+shorter nor longer. It is a probability of the whole span under the CRF, in
+[0, 1], and the probabilities of two different entities at one position sum
+to at most 1.
+"""
+from typing import Tuple
+
+import numpy
+
+from .viterbi import forbidden_score
+
+
+def forward_backward(
+    emissions: numpy.ndarray, lengths: numpy.ndarray, transitions: numpy.ndarray
+) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """Log forward and backward scores of every doc, vectorised over docs and tags.
+
+    emissions (numpy.ndarray): Tag scores (n_docs, max_length, n_tags), padded.
+    lengths (numpy.ndarray): Number of tokens of each doc.
+    transitions (numpy.ndarray): Scores [from, to] with START at index n_tags
+        and END at n_tags + 1.
+    RETURNS (Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]): log_alpha
+        (scores of the prefixes ending in each tag, its emission included),
+        log_beta (scores of the suffixes after each tag, END included) and
+        log_z, the log-partition of each doc (0 for empty docs).
+    """
+    emissions = numpy.asarray(emissions, dtype="float64")
+    transitions = numpy.asarray(transitions, dtype="float64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    n_docs, max_length, n_tags = emissions.shape
+    start, end = transitions[n_tags, :n_tags], transitions[:n_tags, n_tags + 1]
+    step = transitions[:n_tags, :n_tags]
+    log_alpha = numpy.zeros_like(emissions)
+    log_beta = numpy.zeros_like(emissions)
+    if max_length == 0:
+        return log_alpha, log_beta, numpy.zeros((n_docs,))
+    log_alpha[:, 0] = start + emissions[:, 0]
+    for t in range(1, max_length):
+        stepped = logsumexp(log_alpha[:, t - 1, :, None] + step[None], axis=1) + emissions[:, t]
+        # Past a doc's end its last scores are carried, so log_z reads them at the end.
+        log_alpha[:, t] = numpy.where((t < lengths)[:, None], stepped, log_alpha[:, t - 1])
+    log_beta[:, max_length - 1] = end
+    for t in range(max_length - 2, -1, -1):
+        ahead = emissions[:, t + 1] + log_beta[:, t + 1]
+        stepped = logsumexp(step[None] + ahead[:, None, :], axis=2)
+        log_beta[:, t] = numpy.where((t < lengths - 1)[:, None], stepped, end)
+    log_z = numpy.where(lengths > 0, logsumexp(log_alpha[:, -1] + end, axis=1), 0.0)
+    return log_alpha, log_beta, log_z
+
+
+def tag_marginals(
+    log_alpha: numpy.ndarray, log_beta: numpy.ndarray, log_z: numpy.ndarray, lengths: numpy.ndarray
+) -> numpy.ndarray:
+    """P(tag at token t = j) for every doc, token and tag; 0 on padding.
+
+    RETURNS (numpy.ndarray): Float64 (n_docs, max_length, n_tags).
+    """
+    marginals = numpy.exp(log_alpha + log_beta - log_z[:, None, None])
+    padding = numpy.arange(log_alpha.shape[1])[None, :] >= numpy.asarray(lengths)[:, None]
+    marginals[padding] = 0.0
+    return marginals
+
+
+def span_probabilities(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    transitions: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+) -> numpy.ndarray:
+    """The probability of each entity's exact IOB tag path (see module docstring).
+
+    emissions, lengths, transitions: as for `forward_backward`, tags ordered
+        as in iob.py.
+    doc_ids, starts, ends, label_ids (numpy.ndarray): The entities (end exclusive).
+    n_labels (int): Number of entity labels.
+    RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
+    """
+    doc_ids = numpy.asarray(doc_ids, dtype="int64")
+    if doc_ids.size == 0:
+        return numpy.zeros((0,), dtype="float32")
+    emissions = numpy.asarray(emissions, dtype="float64")
+    transitions = numpy.asarray(transitions, dtype="float64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    starts = numpy.asarray(starts, dtype="int64")
+    ends = numpy.asarray(ends, dtype="int64")
+    label_ids = numpy.asarray(label_ids, dtype="int64")
+    log_alpha, log_beta, log_z = forward_backward(emissions, lengths, transitions)
+    n_docs, max_length, n_tags = emissions.shape
+    begin, inside = label_ids, label_ids + n_labels
+    widths = ends - starts
+    # Emissions of I-X summed over [start + 1, end) from prefix sums.
+    inside_sums = numpy.zeros((n_docs, max_length + 1, n_labels))
+    numpy.cumsum(emissions[:, :, n_labels : 2 * n_labels], axis=1, out=inside_sums[:, 1:])
+    inner = (
+        transitions[begin, inside]
+        + inside_sums[doc_ids, ends, label_ids]
+        - inside_sums[doc_ids, starts + 1, label_ids]
+        + (widths - 2) * transitions[inside, inside]
+    )
+    inner = numpy.where(widths > 1, inner, 0.0)
+    last = numpy.where(widths > 1, inside, begin)
+    after = numpy.minimum(ends, max_length - 1)
+    leaving = (
+        transitions[last, :n_tags]
+        + emissions[doc_ids, after]
+        + log_beta[doc_ids, after]
+    )
+    leaving[numpy.arange(len(doc_ids)), inside] = forbidden_score("float64")
+    right = numpy.where(
+        ends >= lengths[doc_ids],
+        transitions[last, n_tags + 1],
+        logsumexp(leaving, axis=1),
+    )
+    log_p = log_alpha[doc_ids, starts, begin] + inner + right - log_z[doc_ids]
+    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+
+
+def logsumexp(x: numpy.ndarray, axis: int) -> numpy.ndarray:
+    """log(sum(exp(x))) along `axis`, shifted by the maximum for stability."""
+    peak = x.max(axis=axis, keepdims=True)
+    total = numpy.log(numpy.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
+    return numpy.squeeze(total, axis=axis)

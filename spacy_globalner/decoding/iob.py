@@ -1,0 +1,101 @@
+"""The IOB tag scheme of the linear-chain CRF: tag layout, forbidden transitions,
+and conversions between tag sequences and spans.
+
+With `n_labels` labels X1..Xe the tags are ordered
+
+    B-X1 .. B-Xe, I-X1 .. I-Xe, O          (ids 0 .. 2e, n_tags = 2e + 1)
+
+and the transition matrix has two more states, START (id n_tags) and END (id
+n_tags + 1). Transition matrices are indexed [from, to]: row i is the tag a
+step leaves, column j the tag it enters.
+"""
+from typing import Tuple
+
+import numpy
+
+
+def n_iob_tags(n_labels: int) -> int:
+    """Number of emitted tags (B-*, I-*, O) for `n_labels` labels."""
+    return 2 * n_labels + 1
+
+
+def iob_forbidden(n_labels: int) -> numpy.ndarray:
+    """The transitions that IOB forbids, as a [from, to] matrix over tags plus
+    START and END.
+
+    I-X may only follow B-X or I-X, so it may neither follow O, B-Y, I-Y nor
+    START. Rows for END and the column for START are never used and stay False.
+    n_labels (int): Number of entity labels.
+    RETURNS (numpy.ndarray): Bool (n_tags + 2, n_tags + 2), True where forbidden.
+    """
+    n_tags = n_iob_tags(n_labels)
+    forbidden = numpy.zeros((n_tags + 2, n_tags + 2), dtype=bool)
+    inside = numpy.arange(n_labels) + n_labels
+    forbidden[: n_tags + 1, inside] = True
+    labels = numpy.arange(n_labels)
+    forbidden[labels, inside] = False  # B-X -> I-X
+    forbidden[inside, inside] = False  # I-X -> I-X
+    return forbidden
+
+
+def spans_to_tags(
+    length: int, starts: numpy.ndarray, ends: numpy.ndarray, label_ids: numpy.ndarray, n_labels: int
+) -> numpy.ndarray:
+    """Tag one doc's non-overlapping spans with IOB.
+
+    length (int): Number of tokens in the doc.
+    starts, ends, label_ids (numpy.ndarray): The spans (end exclusive).
+    n_labels (int): Number of entity labels.
+    RETURNS (numpy.ndarray): Int64 tag ids (length,).
+    """
+    starts = numpy.asarray(starts, dtype="int64")
+    ends = numpy.asarray(ends, dtype="int64")
+    label_ids = numpy.asarray(label_ids, dtype="int64")
+    tags = numpy.full((length,), 2 * n_labels, dtype="int64")
+    n_inside = numpy.maximum(ends - starts - 1, 0)
+    first_inside = numpy.repeat(numpy.cumsum(n_inside) - n_inside, n_inside)
+    inside_tokens = numpy.repeat(starts + 1, n_inside) + numpy.arange(int(n_inside.sum())) - first_inside
+    tags[inside_tokens] = numpy.repeat(label_ids + n_labels, n_inside)
+    tags[starts] = label_ids
+    return tags
+
+
+def tags_to_spans(
+    tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int
+) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """Read the entities of a batch of padded tag sequences, strictly.
+
+    An entity is a B-X followed by any number of I-X. An I-X that does not
+    continue such an entity is read as O: Entity-Fix (see entity_fix.py) is the
+    repair for those, and is applied before this reading when configured.
+    tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
+    lengths (numpy.ndarray): Number of tokens of each doc.
+    n_labels (int): Number of entity labels.
+    RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
+        label_ids of the entities, ordered by doc then start.
+    """
+    tags = numpy.asarray(tags, dtype="int64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    n_docs, max_length = tags.shape
+    valid = numpy.arange(max_length)[None, :] < lengths[:, None]
+    is_begin = valid & (tags < n_labels)
+    is_inside = valid & (tags >= n_labels) & (tags < 2 * n_labels)
+    types = numpy.where(is_inside, tags - n_labels, tags)
+    # A token links to its left neighbour when it is I-X after B-X or I-X.
+    links = numpy.zeros_like(valid)
+    links[:, 1:] = (
+        is_inside[:, 1:]
+        & (is_begin[:, :-1] | is_inside[:, :-1])
+        & (types[:, 1:] == types[:, :-1])
+    )
+    # Linked runs that open with a B are entities; runs opening with an I are not.
+    opens = (is_begin | is_inside) & ~links
+    run_ids = numpy.cumsum(opens.ravel()) - 1
+    in_run = (is_begin | is_inside).ravel()
+    open_flat = numpy.flatnonzero(opens.ravel())
+    run_sizes = numpy.bincount(run_ids[in_run], minlength=len(open_flat))
+    keep = is_begin.ravel()[open_flat]
+    open_flat, run_sizes = open_flat[keep], run_sizes[keep]
+    doc_ids, starts = numpy.divmod(open_flat, max_length) if max_length else (open_flat, open_flat)
+    label_ids = tags.ravel()[open_flat]
+    return doc_ids, starts, starts + run_sizes, label_ids
