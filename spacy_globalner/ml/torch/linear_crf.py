@@ -1,0 +1,39 @@
+"""The linear-chain CRF head as a plain torch module: token vectors -> emission
+scores over the tags, plus the (penalised) transition scores.
+"""
+import warnings
+from typing import Tuple
+
+import torch
+from torch import nn
+
+from .penalised_transitions import PenalisedTransitions
+
+
+class LinearCRFHead(nn.Module):
+    """Linear emissions over the tag set and a transition matrix.
+
+    forbidden (torch.Tensor): Bool [from, to] matrix over the tags, START and
+        END (n_tags + 2 square); its size fixes the number of tags.
+    learn_penalties (bool): Learn the penalty scalars (see PenalisedTransitions).
+    """
+
+    def __init__(self, forbidden: torch.Tensor, *, learn_penalties: bool = True):
+        super().__init__()
+        n_tags = forbidden.shape[0] - 2
+        with warnings.catch_warnings():
+            # The input width is only known from the first batch (or the weights
+            # being loaded), so the projection is lazy.
+            warnings.filterwarnings("ignore", message="Lazy modules")
+            self.emissions = nn.LazyLinear(n_tags)
+        self.transitions = PenalisedTransitions(forbidden, learn_penalties=learn_penalties)
+
+    def forward(self, X: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Score every tag of every token.
+
+        X (torch.Tensor): Padded token vectors (n_docs, max_length, n_in).
+        RETURNS (Tuple[torch.Tensor, torch.Tensor]): Emissions (n_docs,
+            max_length, n_tags) and transitions (n_tags + 2, n_tags + 2),
+            indexed [from, to] with START at n_tags and END at n_tags + 1.
+        """
+        return self.emissions(X), self.transitions()
