@@ -2,11 +2,13 @@
 from .about import __version__
 from .pipeline.ents_filters import highest_score_filter, longest_first_filter
 from .pipeline.global_pointer import GlobalPointer
+from .pipeline.lcrf_ner import LinearCRFNER
 from .pipeline.scoring import score_spans_and_ents
 
 __all__ = [
     "__version__",
     "GlobalPointer",
+    "LinearCRFNER",
     "highest_score_filter",
     "longest_first_filter",
     "score_spans_and_ents",

@@ -32,6 +32,11 @@ class Warnings(metaclass=ErrorsWithCodes):
             "predict nothing.")
 
     # lcrf_ner: W100-W149
+    W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "
+            "overlap a longer span and cannot be tagged by a linear-chain CRF: "
+            "'{name}' learns the outermost layer only (the longest spans). To "
+            "train on another flat layer, store it in doc.spans under a key of "
+            "its own and set the component's spans_key to that key.")
     # crener: W200-W249
     # corpora: W300-W349
 
@@ -66,6 +71,12 @@ class Errors(metaclass=ErrorsWithCodes):
             "of dimensions), got {value!r}.")
 
     # lcrf_ner: E100-E149
+    E100 = ("{option} of '{name}' must be true or false, got {value!r}.")
+    E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
+            "{n_docs} docs (longest {max_length} tokens, {n_labels} labels) and "
+            "transitions of shape {expected_transitions}, but the model returned "
+            "{got} and {got_transitions}. Use the architecture "
+            "spacy-globalner.LinearCRF.v1, whose head is sized from the labels.")
     # crener: E200-E249
     # corpora: E300-E349
     # benchmarks and tooling: E400-E449

@@ -1,0 +1,267 @@
+"""The `lcrf_ner` component: flat NER with a linear-chain CRF whose forbidden
+IOB transitions carry learned penalties (Zöllner et al., 2021).
+"""
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+import warnings
+
+import numpy
+import torch
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, torch2xp, xp2torch
+from thinc.types import Floats2d, Floats3d
+
+from ..decoding import SpanArrays
+from ..decoding.iob import n_iob_tags, spans_to_tags
+from ..decoding.linear_crf import decode_linear_crf
+from ..errors import Errors, Warnings
+from ..ml.models.linear_crf import build_linear_crf  # noqa: F401 (registers the architecture)
+from ..ml.torch.crf_likelihood import crf_nll
+from .ents_filters import highest_score_filter, longest_first_filter
+from .gold import aligned_gold_spans
+from .scoring import score_spans_and_ents
+from .span_pipe import SpanPipe
+
+CRFScores = Tuple[Floats3d, Floats2d]
+
+DEFAULT_LCRF_NER_MODEL = """
+[model]
+@architectures = "spacy-globalner.LinearCRF.v1"
+learn_penalties = true
+dropout = 0.1
+mixed_precision = false
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model"]
+
+
+@Language.factory(
+    "lcrf_ner",
+    assigns=["doc.ents", "doc.spans"],
+    default_config={
+        "model": DEFAULT_LCRF_NER_MODEL_CONFIG,
+        "spans_key": "sc",
+        "constrained": False,
+        "entity_fix": True,
+        "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+    },
+    default_score_weights={
+        "ents_f": 1.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+        "spans_sc_f": 0.0,
+        "spans_sc_p": 0.0,
+        "spans_sc_r": 0.0,
+    },
+)
+def make_lcrf_ner(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], CRFScores],
+    spans_key: str,
+    constrained: bool,
+    entity_fix: bool,
+    scorer: Optional[Callable],
+) -> "LinearCRFNER":
+    """Create a linear-chain CRF recogniser over IOB tags: Viterbi decoding,
+    optionally constrained to valid IOB, repaired by Entity-Fix by default.
+    """
+    return LinearCRFNER(
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        constrained=constrained,
+        entity_fix=entity_fix,
+        scorer=scorer,
+    )
+
+
+class EntityFixCounts:
+    """How many raw Viterbi outputs (non-empty docs) had a forbidden transition
+    that Entity-Fix repairs (or would repair, when it is switched off).
+    """
+
+    def __init__(self) -> None:
+        self.sequences = 0
+        self.repaired = 0
+
+    @property
+    def share(self) -> float:
+        """RETURNS (float): repaired / sequences, 0.0 before any decoding."""
+        return self.repaired / self.sequences if self.sequences else 0.0
+
+    def add(self, sequences: int, repaired: int) -> None:
+        self.sequences += sequences
+        self.repaired += repaired
+
+    def reset(self) -> None:
+        self.sequences = 0
+        self.repaired = 0
+
+    def __repr__(self) -> str:
+        return f"EntityFixCounts(repaired={self.repaired}, sequences={self.sequences})"
+
+
+class LinearCRFNER(SpanPipe):
+    """Tag tokens B-X / I-X / O with a linear-chain CRF and read the entities.
+
+    The output is flat: the entities go to doc.ents and, with their
+    probabilities, to doc.spans[spans_key] (attrs["scores"] holds the marginal
+    probability of each entity's exact tag path). Settings in self.cfg: labels,
+    spans_key, constrained, entity_fix. `entity_fix_counts` counts the decoded
+    docs whose raw Viterbi path Entity-Fix had to repair.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], CRFScores],
+        name: str = "lcrf_ner",
+        *,
+        spans_key: str = "sc",
+        constrained: bool = False,
+        entity_fix: bool = True,
+        scorer: Optional[Callable] = score_spans_and_ents,
+    ) -> None:
+        for option, value in (("constrained", constrained), ("entity_fix", entity_fix)):
+            if not isinstance(value, bool):
+                raise ValueError(Errors.E100.format(option=option, name=name, value=value))
+        super().__init__(
+            vocab,
+            model,
+            name,
+            spans_key=spans_key,
+            set_ents=True,
+            ents_filter=highest_score_filter,
+            scorer=scorer,
+            constrained=constrained,
+            entity_fix=entity_fix,
+        )
+        self.entity_fix_counts = EntityFixCounts()
+
+    def _init_model_shape(self) -> None:
+        head = self.model.get_ref("head")
+        if self.labels and not head.layers:
+            head.set_dim("nO", len(self.labels), force=True)
+            head.initialize()
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect labels from the data (unless given), warn once about gold
+        spans that overlap (only the outermost are learned), and initialize
+        the model on a few examples.
+        """
+        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        summary = self._summarise_gold(get_examples)
+        self._initialize_labels(summary, labels)
+        self._warn_overlapping_gold(get_examples)
+        self._initialize_model(get_examples)
+
+    def _decode(self, docs: List[Doc], scores: CRFScores) -> List[SpanArrays]:
+        emissions, transitions = scores
+        lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
+        self._check_scores(emissions, transitions, lengths)
+        found, repaired = decode_linear_crf(
+            self.model.ops.to_numpy(emissions).astype("float32", copy=False),
+            lengths,
+            self.model.ops.to_numpy(transitions).astype("float32", copy=False),
+            len(self.labels),
+            constrained=self.cfg["constrained"],
+            entity_fix=self.cfg["entity_fix"],
+        )
+        self.entity_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
+        return found
+
+    def get_loss(self, examples: Iterable[Example], scores: CRFScores) -> Tuple[float, CRFScores]:
+        """The CRF's mean negative log-likelihood of the gold IOB tags per doc,
+        computed with the forward algorithm in float32.
+
+        RETURNS (Tuple[float, Tuple[Floats3d, Floats2d]]): The loss and its
+            gradient w.r.t. the emissions and the transitions.
+        """
+        examples = list(examples)
+        emissions, transitions = scores
+        lengths = numpy.asarray([len(example.predicted) for example in examples], dtype="int64")
+        self._check_scores(emissions, transitions, lengths)
+        tags = self._gold_tags(examples, lengths, emissions.shape[1])
+        emissions_t = xp2torch(emissions, requires_grad=True)
+        transitions_t = xp2torch(transitions, requires_grad=True)
+        device = emissions_t.device
+        loss = crf_nll(
+            emissions_t,
+            transitions_t,
+            torch.as_tensor(tags, device=device),
+            torch.as_tensor(lengths, device=device),
+        )
+        loss.backward()
+        d_emissions = torch2xp(emissions_t.grad).astype(emissions.dtype, copy=False)
+        d_transitions = torch2xp(transitions_t.grad).astype(transitions.dtype, copy=False)
+        return float(loss.item()), (d_emissions, d_transitions)
+
+    def _gold_tags(self, examples: List[Example], lengths: numpy.ndarray, max_length: int) -> numpy.ndarray:
+        """Int64 IOB tags (n_docs, max_length) of the outermost gold spans; O on padding."""
+        label_index = {label: i for i, label in enumerate(self.labels)}
+        n_labels = len(self.labels)
+        tags = numpy.full((len(examples), max_length), n_iob_tags(n_labels) - 1, dtype="int64")
+        for row, (example, length) in enumerate(zip(examples, lengths)):
+            spans = outermost_spans(self._gold_spans(example))
+            tags[row, :length] = spans_to_tags(
+                int(length),
+                numpy.asarray([span.start for span in spans], dtype="int64"),
+                numpy.asarray([span.end for span in spans], dtype="int64"),
+                numpy.asarray([label_index[span.label_] for span in spans], dtype="int64"),
+                n_labels,
+            )
+        return tags
+
+    def _warn_overlapping_gold(self, get_examples: Callable[[], Iterable[Example]]) -> None:
+        total = dropped = 0
+        for example in get_examples():
+            aligned, _ = aligned_gold_spans(example, self.key)
+            total += len(aligned)
+            dropped += len(aligned) - len(outermost_spans(aligned))
+        if dropped:
+            warnings.warn(Warnings.W100.format(count=dropped, total=total, name=self.name))
+
+    def _check_scores(self, emissions: Floats3d, transitions: Floats2d, lengths: numpy.ndarray) -> None:
+        n_tags = n_iob_tags(len(self.labels))
+        max_length = int(lengths.max(initial=0))
+        expected = (len(lengths), max_length, n_tags)
+        expected_transitions = (n_tags + 2, n_tags + 2)
+        if tuple(emissions.shape) != expected or tuple(transitions.shape) != expected_transitions:
+            raise ValueError(
+                Errors.E101.format(
+                    name=self.name,
+                    expected=expected,
+                    n_docs=len(lengths),
+                    max_length=max_length,
+                    n_labels=len(self.labels),
+                    expected_transitions=expected_transitions,
+                    got=tuple(emissions.shape),
+                    got_transitions=tuple(transitions.shape),
+                )
+            )
+
+
+def outermost_spans(spans: Sequence[Span]) -> List[Span]:
+    """The non-overlapping layer a linear-chain CRF can tag: longest spans first
+    (so nested spans give way to the span around them), then the earliest.
+    """
+    return longest_first_filter(spans, [0.0] * len(spans))
