@@ -1,0 +1,117 @@
+"""Decode CRENER tag grids into entities: links from a head, closed by a typed tail.
+
+A tag is on where its margin (its logit minus the cell's threshold-class logit)
+exceeds `threshold`. Each relation is predicted twice, once per direction, and
+the two margins vote: a link i -> j (j > i) is on when the mean of NNC(i, j)
+and PNC(j, i) is, and an entity (head, tail, label) is closed when the mean of
+HTC_label(head, tail) and THC_label(tail, head) is.
+
+An entity is a closed (head, tail, label) whose tail can be reached from its
+head along links, found by a depth-first search over the links above
+threshold only. Single-token entities are closed on the diagonal and need no
+link. Nested, overlapping and same-span-two-label entities all come out.
+"""
+from typing import List, Sequence
+
+import numpy
+
+from .grid_tags import NNC, PNC, N_LINK_TAGS
+from .grid_windows import merge_window_spans
+from .spans import SpanArrays
+
+
+def decode_grid(margins: numpy.ndarray, n_labels: int, threshold: float = 0.0) -> SpanArrays:
+    """The entities of one sequence.
+
+    margins (numpy.ndarray): Tag margins of shape (n, n, n_grid_tags), laid
+        out as in `grid_tags`.
+    n_labels (int): Number of entity labels.
+    threshold (float): Margin a vote must exceed.
+    RETURNS (SpanArrays): Entities ordered by (start, end, label), scored with
+        the sigmoid of their closing vote's mean margin.
+    """
+    n = margins.shape[0]
+    if n == 0:
+        return SpanArrays.empty()
+    margins = margins.astype("float64", copy=False)
+    upper = numpy.triu(numpy.ones((n, n), dtype=bool))
+    link_votes = 0.5 * (margins[:, :, NNC] + margins[:, :, PNC].T)
+    link_rows, link_cols = numpy.nonzero((link_votes > threshold) & ~numpy.eye(n, dtype=bool) & upper)
+    htc = margins[:, :, N_LINK_TAGS : N_LINK_TAGS + n_labels]
+    thc = margins[:, :, N_LINK_TAGS + n_labels :].transpose(1, 0, 2)
+    close_votes = 0.5 * (htc + thc)
+    heads, tails, label_ids = numpy.nonzero((close_votes > threshold) & upper[:, :, None])
+    keep = _reached(heads, tails, link_rows, link_cols, n)
+    heads, tails, label_ids = heads[keep], tails[keep], label_ids[keep]
+    votes = close_votes[heads, tails, label_ids]
+    scores = 0.5 * (1.0 + numpy.tanh(0.5 * votes))  # overflow-free sigmoid
+    return SpanArrays(
+        heads.astype("int64"),
+        tails.astype("int64") + 1,
+        label_ids.astype("int64"),
+        scores.astype("float32"),
+    )
+
+
+def _reached(
+    heads: numpy.ndarray,
+    tails: numpy.ndarray,
+    link_rows: numpy.ndarray,
+    link_cols: numpy.ndarray,
+    n: int,
+) -> numpy.ndarray:
+    """Bool per closing candidate: is its tail reachable from its head?
+
+    Candidates come sorted by head (numpy.nonzero is row-major), so each head
+    is searched once, no further than its farthest candidate tail.
+    """
+    keep = heads == tails
+    if link_rows.size == 0 or keep.all():
+        return keep
+    # Links come sorted by row too: a CSR adjacency without sorting.
+    link_starts = numpy.searchsorted(link_rows, numpy.arange(n + 1))
+    multi = numpy.flatnonzero(~keep)
+    group_starts = numpy.flatnonzero(numpy.diff(heads[multi], prepend=-1))
+    group_ends = numpy.append(group_starts[1:], multi.size)
+    for lo, hi in zip(group_starts.tolist(), group_ends.tolist()):
+        members = multi[lo:hi]
+        head = int(heads[members[0]])
+        seen = _search(head, int(tails[members].max()), link_cols, link_starts)
+        keep[members] = numpy.isin(tails[members], seen)
+    return keep
+
+
+def _search(head: int, limit: int, link_cols: numpy.ndarray, link_starts: numpy.ndarray) -> List[int]:
+    """Tokens reachable from `head` along links without passing `limit`."""
+    seen = {head}
+    stack = [head]
+    while stack:
+        node = stack.pop()
+        for target in link_cols[link_starts[node] : link_starts[node + 1]].tolist():
+            if target <= limit and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return list(seen)
+
+
+def decode_grid_windows(
+    grids: Sequence[numpy.ndarray],
+    windows: numpy.ndarray,
+    n_docs: int,
+    n_labels: int,
+    threshold: float = 0.0,
+) -> List[SpanArrays]:
+    """Decode the grid of every window and map the entities back to their docs.
+
+    grids (Sequence[numpy.ndarray]): One (length, length, 1 + n_grid_tags)
+        logit grid per window; channel 0 is the threshold class.
+    windows (numpy.ndarray): The window plan (see `grid_windows.plan_windows`).
+    n_docs (int): Number of docs in the batch.
+    n_labels (int): Number of entity labels.
+    threshold (float): Margin over the threshold class a vote must exceed.
+    RETURNS (List[SpanArrays]): The entities of each doc, in doc offsets.
+    """
+    found = [
+        decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold) for grid in grids
+    ]
+    return merge_window_spans(windows, found, n_docs)

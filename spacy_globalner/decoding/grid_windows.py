@@ -1,0 +1,111 @@
+"""Windows over long docs, so that an n x n grid never grows past a fixed size.
+
+A doc of up to `max_length` tokens is one window. A longer doc is cut at
+sentence boundaries where it has them, packing whole sentences greedily into
+windows of at most `max_length` tokens. A doc without sentence boundaries (or
+a single sentence longer than `max_length`) gets overlapping windows of
+`max_length` tokens, each with `max_length // 8` tokens of context on either
+side of its core.
+
+Each window owns a core: the cores partition the doc, and an entity found in a
+window is kept only when it starts in that window's core, so every entity
+comes from exactly one window and none is found twice.
+
+A plan is an int64 array with one row per window:
+[doc, start, end, core_start, core_end] (token offsets in the doc, end exclusive).
+"""
+from typing import List, Optional, Sequence
+
+import numpy
+
+from .spans import SpanArrays, split_by_doc
+
+DOC, START, END, CORE_START, CORE_END = range(5)
+
+
+def plan_windows(
+    lengths: Sequence[int],
+    sentence_starts: Sequence[Optional[numpy.ndarray]],
+    max_length: int,
+) -> numpy.ndarray:
+    """The windows of a batch of docs (empty docs get none).
+
+    lengths (Sequence[int]): Tokens per doc.
+    sentence_starts (Sequence[Optional[numpy.ndarray]]): Per doc, the first
+        token of each sentence, or None where the doc has no sentence boundaries.
+    max_length (int): Most tokens in a window.
+    RETURNS (numpy.ndarray): The plan, shape (n_windows, 5), in doc order.
+    """
+    rows = []
+    for doc_id, (length, starts) in enumerate(zip(lengths, sentence_starts)):
+        if length == 0:
+            continue
+        if length <= max_length:
+            rows.append(numpy.asarray([[doc_id, 0, length, 0, length]], dtype="int64"))
+            continue
+        for start, end in _sentence_segments(length, starts, max_length):
+            rows.append(_segment_windows(doc_id, start, end, max_length))
+    if not rows:
+        return numpy.zeros((0, 5), dtype="int64")
+    return numpy.concatenate(rows)
+
+
+def _sentence_segments(length: int, starts: Optional[numpy.ndarray], max_length: int) -> List[tuple]:
+    """Greedy packing of whole sentences into segments of at most max_length
+    tokens (a longer sentence is a segment of its own)."""
+    if starts is None:
+        return [(0, length)]
+    bounds = numpy.unique(numpy.concatenate(([0], numpy.asarray(starts, dtype="int64"), [length])))
+    bounds = bounds[(bounds >= 0) & (bounds <= length)].tolist()
+    segments = []
+    segment_start = 0
+    for previous, bound in zip(bounds[:-1], bounds[1:]):
+        if bound - segment_start > max_length and previous > segment_start:
+            segments.append((segment_start, previous))
+            segment_start = previous
+    segments.append((segment_start, length))
+    return segments
+
+
+def _segment_windows(doc_id: int, start: int, end: int, max_length: int) -> numpy.ndarray:
+    """Windows over one segment: the segment itself when it fits, else
+    overlapping windows whose cores partition it."""
+    if end - start <= max_length:
+        return numpy.asarray([[doc_id, start, end, start, end]], dtype="int64")
+    context = max_length // 8
+    stride = max_length - 2 * context
+    n_windows = 1 + -(-(end - start - max_length) // stride)
+    window_starts = start + stride * numpy.arange(n_windows, dtype="int64")
+    window_ends = numpy.minimum(window_starts + max_length, end)
+    core_starts = window_starts + context
+    core_starts[0] = start
+    core_ends = window_starts + max_length - context
+    core_ends[-1] = end
+    return numpy.stack(
+        [numpy.full_like(window_starts, doc_id), window_starts, window_ends, core_starts, core_ends],
+        axis=1,
+    )
+
+
+def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
+    """Shift each window's spans to doc offsets and keep those starting in its core.
+
+    windows (numpy.ndarray): The plan, one row per entry of `found`.
+    found (Sequence[SpanArrays]): Spans of each window, in window offsets.
+    n_docs (int): Number of docs in the batch.
+    RETURNS (List[SpanArrays]): Spans of each doc, ordered by (start, end, label).
+    """
+    if not len(found):
+        return [SpanArrays.empty() for _ in range(n_docs)]
+    counts = numpy.asarray([len(spans) for spans in found], dtype="int64")
+    window_of_span = numpy.repeat(numpy.arange(len(found)), counts)
+    offsets = windows[window_of_span, START]
+    starts = numpy.concatenate([spans.starts for spans in found]).astype("int64") + offsets
+    ends = numpy.concatenate([spans.ends for spans in found]).astype("int64") + offsets
+    label_ids = numpy.concatenate([spans.label_ids for spans in found]).astype("int64")
+    scores = numpy.concatenate([spans.scores for spans in found]).astype("float32")
+    doc_ids = windows[window_of_span, DOC]
+    owned = (starts >= windows[window_of_span, CORE_START]) & (starts < windows[window_of_span, CORE_END])
+    order = numpy.lexsort((label_ids, ends, starts, doc_ids))
+    order = order[owned[order]]
+    return split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])
