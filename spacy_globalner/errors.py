@@ -38,6 +38,10 @@ class Warnings(metaclass=ErrorsWithCodes):
             "train on another flat layer, store it in doc.spans under a key of "
             "its own and set the component's spans_key to that key.")
     # crener: W200-W249
+    W200 = ("{count} gold span(s) of {total} in the training data of '{name}' "
+            "are longer than max_grid_length={length} tokens and cannot be "
+            "predicted (longest: {longest}). Set max_grid_length in the "
+            "component's config to at least {longest} to learn them.")
     # corpora: W300-W349
 
 
@@ -78,5 +82,18 @@ class Errors(metaclass=ErrorsWithCodes):
             "{got} and {got_transitions}. Use the architecture "
             "spacy-globalner.LinearCRF.v1, whose head is sized from the labels.")
     # crener: E200-E249
+    E200 = ("max_grid_length must be a positive integer (the most tokens "
+            "in one n x n grid window), got {value!r}.")
+    E201 = ("{name} must be an integer of at least {least}, got {value!r}. "
+            "Fix it in the [model] block of the crener component's config.")
+    E202 = ("token_width must be even when context_depth > 0 (each direction "
+            "of the BiLSTM gets half of it), got {value!r}.")
+    E203 = ("token_width={width} must be divisible by attention_heads={heads} "
+            "when enhancement_rounds > 0. Change one of them, or set "
+            "enhancement_rounds = 0.")
+    E204 = ("dilations must be a non-empty list of positive integers, got "
+            "{value!r}. The default is [1, 2, 3].")
+    E205 = ("'{name}' got {got} grid(s) from its model for a window plan of "
+            "{expected} window(s). The model must return one grid per window.")
     # corpora: E300-E349
     # benchmarks and tooling: E400-E449

@@ -1,0 +1,148 @@
+"""The CRENER Thinc head layer and the registered architecture."""
+import numpy
+import pytest
+import spacy
+from thinc.api import fix_random_seed, get_current_ops
+
+from spacy_globalner.ml.layers.crener_head import crener_head
+from spacy_globalner.ml.models.crener import build_crener, plan_doc_windows
+
+SMALL = dict(
+    token_width=16,
+    context_depth=1,
+    grid_width=12,
+    distance_width=4,
+    region_width=4,
+    conv_width=8,
+    dilations=(1, 2, 3),
+    enhancement_rounds=1,
+    attention_heads=2,
+    biaffine_width=8,
+    predictor_width=8,
+    dropout=0.0,
+)
+N_TAGS = 6
+
+
+def _head(**overrides):
+    fix_random_seed(0)
+    head = crener_head(**{**SMALL, **overrides})
+    head.set_dim("nO", N_TAGS)
+    return head
+
+
+def _inputs(ops, lengths=(7, 3, 5), width=10):
+    vectors = [ops.asarray2f(numpy.random.RandomState(i).randn(n, width)) for i, n in enumerate(lengths)]
+    windows = numpy.asarray([[i, 0, n, 0, n] for i, n in enumerate(lengths)], dtype="int64")
+    return vectors, windows
+
+
+def test_head_initialize_forward_backward():
+    ops = get_current_ops()
+    head = _head()
+    X = _inputs(ops)
+    head.initialize(X=X)
+    assert head.get_dim("nI") == 10
+    grids, backprop = head(X, is_train=True)
+    assert [g.shape for g in grids] == [(7, 7, N_TAGS + 1), (3, 3, N_TAGS + 1), (5, 5, N_TAGS + 1)]
+    assert all(g.dtype == numpy.float32 for g in grids)
+    d_vectors = backprop([ops.alloc3f(*g.shape) + 1 for g in grids])
+    assert [d.shape for d in d_vectors] == [x.shape for x in X[0]]
+    assert all(float(abs(ops.to_numpy(d)).sum()) > 0 for d in d_vectors)
+
+
+def test_head_chunking_equals_one_batch():
+    """Windows run one at a time (tiny cell budget) give the grids and
+    gradients of the whole batch padded together."""
+    ops = get_current_ops()
+    X = _inputs(ops)
+    together = _head(max_batch_cells=10**6)
+    together.initialize(X=X)
+    alone = _head(max_batch_cells=1)
+    alone.initialize(X=X)
+    alone.from_bytes(together.to_bytes())
+    grids_a, backprop_a = together(X, is_train=False)
+    grids_b, backprop_b = alone(X, is_train=False)
+    for a, b in zip(grids_a, grids_b):
+        numpy.testing.assert_allclose(ops.to_numpy(a), ops.to_numpy(b), atol=1e-5)
+    grids_a, backprop_a = together(X, is_train=True)
+    grids_b, backprop_b = alone(X, is_train=True)
+    d_grids = [ops.asarray(numpy.random.RandomState(0).randn(*g.shape).astype("float32")) for g in grids_a]
+    for a, b in zip(backprop_a(d_grids), backprop_b(d_grids)):
+        numpy.testing.assert_allclose(ops.to_numpy(a), ops.to_numpy(b), atol=1e-4)
+
+
+def test_head_overlapping_windows_add_gradients():
+    ops = get_current_ops()
+    vectors, _ = _inputs(ops, lengths=(8,))
+    windows = numpy.asarray([[0, 0, 5, 0, 4], [0, 3, 8, 4, 8]])
+    head = _head()
+    head.initialize(X=(vectors, windows))
+
+    def d_vectors(weights):
+        grids, backprop = head((vectors, windows), is_train=True)
+        assert [g.shape[0] for g in grids] == [5, 5]
+        return backprop([ops.alloc3f(*g.shape) + w for g, w in zip(grids, weights)])[0]
+
+    d_doc, first, second = d_vectors((1, 1)), d_vectors((1, 0)), d_vectors((0, 1))
+    numpy.testing.assert_allclose(ops.to_numpy(d_doc), ops.to_numpy(first + second), atol=1e-5)
+    assert float(abs(ops.to_numpy(first[5:])).sum()) == 0.0  # window 0 ends at token 5
+
+
+def test_head_no_windows():
+    ops = get_current_ops()
+    head = _head()
+    head.initialize()
+    vectors = [ops.alloc2f(0, 10)]
+    grids, backprop = head((vectors, numpy.zeros((0, 5), dtype="int64")), is_train=True)
+    assert grids == []
+    assert backprop([])[0].shape == (0, 10)
+
+
+def _tok2vec():
+    from spacy.ml.models import build_hash_embed_cnn_tok2vec
+
+    return build_hash_embed_cnn_tok2vec(
+        width=16, depth=1, embed_size=300, window_size=1, maxout_pieces=2,
+        subword_features=True, pretrained_vectors=None,
+    )
+
+
+def test_architecture_forward_windows_and_refs():
+    nlp = spacy.blank("en")
+    docs = [nlp.make_doc("one two three four five six seven"), nlp.make_doc(""), nlp.make_doc("a b")]
+    model = build_crener(_tok2vec(), **SMALL)
+    assert model.get_ref("tok2vec") is model.layers[0]
+    model.attrs["max_grid_length"] = 4
+    model.get_ref("head").set_dim("nO", N_TAGS)
+    model.initialize(X=docs)
+    (grids, windows), backprop = model.begin_update(docs)
+    assert windows[:, 0].tolist() == [0, 0, 2]
+    assert [g.shape[0] for g in grids] == (windows[:, 2] - windows[:, 1]).tolist()
+    backprop([model.ops.alloc3f(*g.shape) for g in grids])
+
+
+def test_plan_doc_windows_uses_sentences():
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("a b c . d e f . g h i .")
+    for i, token in enumerate(doc):
+        token.is_sent_start = i % 4 == 0
+    plan = plan_doc_windows([doc], 8)
+    assert plan[:, 1:3].tolist() == [[0, 8], [8, 12]]
+    assert plan_doc_windows([nlp.make_doc("a b c")], 8)[:, 1:3].tolist() == [[0, 3]]
+
+
+@pytest.mark.parametrize(
+    "overrides,code",
+    [
+        ({"token_width": 0}, "E201"),
+        ({"context_depth": -1}, "E201"),
+        ({"token_width": 15, "context_depth": 1}, "E202"),
+        ({"token_width": 18, "context_depth": 0, "attention_heads": 4}, "E203"),
+        ({"dilations": []}, "E204"),
+        ({"dilations": [1, 0]}, "E204"),
+    ],
+)
+def test_architecture_rejects_bad_settings(overrides, code):
+    with pytest.raises(ValueError, match=code):
+        build_crener(_tok2vec(), **{**SMALL, **overrides})
