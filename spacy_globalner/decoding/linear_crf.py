@@ -1,7 +1,7 @@
 """Decode a linear-chain CRF's scores into entities: Viterbi, optionally
 constrained to valid IOB, then Entity-Fix, then a probability per entity.
 """
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy
 
@@ -9,7 +9,7 @@ from .crf_marginals import span_probabilities
 from .entity_fix import entity_fix as apply_entity_fix
 from .iob import iob_forbidden, tags_to_spans
 from .spans import SpanArrays, split_by_doc
-from .viterbi import constrain_transitions, viterbi
+from .viterbi import constrain_transitions, forbidden_score, viterbi
 
 
 def decode_linear_crf(
@@ -20,6 +20,7 @@ def decode_linear_crf(
     *,
     constrained: bool = False,
     entity_fix: bool = True,
+    outside: Optional[numpy.ndarray] = None,
 ) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """The entities of each doc under IOB tags.
 
@@ -33,11 +34,18 @@ def decode_linear_crf(
         constrained CRF).
     entity_fix (bool): Repair forbidden I tags with Entity-Fix; otherwise they
         are read as O.
+    outside (Optional[numpy.ndarray]): Bool (n_docs, max_length), True for
+        tokens that must be tagged O, such as whitespace: every other tag gets
+        `forbidden_score` as emission there.
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each doc
         with their probabilities, and a bool per doc: True where the raw Viterbi
         path had a forbidden transition (whether or not it was repaired).
     """
     lengths = numpy.asarray(lengths, dtype="int64")
+    if outside is not None and outside.any():
+        not_o = numpy.arange(emissions.shape[2]) != emissions.shape[2] - 1
+        blocked = outside[:, :, None] & not_o[None, None, :]
+        emissions = numpy.where(blocked, forbidden_score(emissions.dtype), emissions).astype(emissions.dtype)
     if constrained:
         transitions = constrain_transitions(transitions, iob_forbidden(n_labels))
     tags, _ = viterbi(emissions, lengths, transitions)

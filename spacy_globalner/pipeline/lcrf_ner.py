@@ -6,6 +6,7 @@ import warnings
 
 import numpy
 import torch
+from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_get_examples
@@ -185,6 +186,7 @@ class LinearCRFNER(SpanPipe):
             len(self.labels),
             constrained=self.cfg["constrained"],
             entity_fix=self.cfg["entity_fix"],
+            outside=_whitespace_tokens(docs, int(lengths.max(initial=0))),
         )
         self.entity_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
         return found
@@ -258,6 +260,16 @@ class LinearCRFNER(SpanPipe):
                     got_transitions=tuple(transitions.shape),
                 )
             )
+
+
+def _whitespace_tokens(docs: List[Doc], max_length: int) -> numpy.ndarray:
+    """Bool (n_docs, max_length): True at whitespace tokens, which are never
+    part of an entity (as in spaCy's ner).
+    """
+    outside = numpy.zeros((len(docs), max_length), dtype=bool)
+    for row, doc in enumerate(docs):
+        outside[row, : len(doc)] = doc.to_array([IS_SPACE]).reshape(-1).astype(bool)
+    return outside
 
 
 def outermost_spans(spans: Sequence[Span]) -> List[Span]:
