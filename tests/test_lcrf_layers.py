@@ -1,0 +1,96 @@
+"""The Thinc layers of lcrf_ner: the CRF head and the LinearCRF architecture."""
+import numpy
+import pytest
+import spacy
+from thinc.api import fix_random_seed, get_current_ops
+
+from spacy_globalner.ml.layers.linear_crf_head import linear_crf_head
+from spacy_globalner.ml.models.linear_crf import build_linear_crf
+
+N_LABELS, N_IN = 3, 8
+N_TAGS = 2 * N_LABELS + 1
+
+
+def make_head(**kwargs):
+    fix_random_seed(0)
+    head = linear_crf_head(**kwargs)
+    head.set_dim("nO", N_LABELS)
+    return head
+
+
+def token_vectors(lengths, seed=0):
+    rng = numpy.random.default_rng(seed)
+    ops = get_current_ops()
+    return [ops.asarray2f(rng.normal(size=(n, N_IN)).astype("float32")) for n in lengths]
+
+
+def test_head_builds_its_module_in_init():
+    head = make_head()
+    assert not head.layers
+    head.initialize(X=token_vectors([3, 2]))
+    assert len(head.layers) == 1 and head.get_dim("nI") == N_IN
+
+
+def test_head_forward_shapes_and_dtypes():
+    head = make_head()
+    X = token_vectors([3, 0, 5])
+    head.initialize(X=X)
+    emissions, transitions = head.predict(X)
+    assert emissions.shape == (3, 5, N_TAGS) and emissions.dtype == numpy.float32
+    assert transitions.shape == (N_TAGS + 2, N_TAGS + 2) and transitions.dtype == numpy.float32
+
+
+def test_head_backward_gives_dX_of_X_shape():
+    head = make_head()
+    X = token_vectors([4, 1, 0, 2])
+    head.initialize(X=X)
+    (emissions, transitions), backprop = head.begin_update(X)
+    dX = backprop((head.ops.alloc3f(*emissions.shape) + 1, head.ops.alloc2f(*transitions.shape) + 1))
+    assert [dx.shape for dx in dX] == [x.shape for x in X]
+    assert all(dx.dtype == numpy.float32 for dx in dX)
+    assert float(numpy.abs(head.ops.to_numpy(dX[0])).sum()) > 0
+
+
+def test_head_batched_equals_unbatched():
+    head = make_head()
+    X = token_vectors([4, 1, 6])
+    head.initialize(X=X)
+    batched, transitions = head.predict(X)
+    for row, x in enumerate(X):
+        alone, alone_transitions = head.predict([x])
+        numpy.testing.assert_allclose(alone[0], batched[row, : len(x)], rtol=1e-5, atol=1e-6)
+        numpy.testing.assert_array_equal(alone_transitions, transitions)
+
+
+def test_head_handles_no_docs_and_empty_docs():
+    head = make_head()
+    head.initialize(X=token_vectors([2]))
+    emissions, transitions = head.predict([])
+    assert emissions.shape == (0, 0, N_TAGS) and transitions.shape == (N_TAGS + 2, N_TAGS + 2)
+    emissions, _ = head.predict(token_vectors([0, 0]))
+    assert emissions.shape == (2, 0, N_TAGS)
+
+
+@pytest.mark.parametrize("learn_penalties", [True, False])
+def test_penalty_parameters_train_only_when_asked(learn_penalties):
+    head = make_head(learn_penalties=learn_penalties)
+    head.initialize(X=token_vectors([2]))
+    module = head.layers[0].shims[0]._model
+    assert module.transitions.w_factor.requires_grad == learn_penalties
+    assert module.transitions.w_absolute.requires_grad == learn_penalties
+
+
+def test_architecture_keeps_tok2vec_and_head_refs():
+    nlp = spacy.blank("en")
+    tok2vec = spacy.registry.resolve(
+        {"t": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
+               "depth": 1, "embed_size": 100, "window_size": 1, "maxout_pieces": 2,
+               "subword_features": True}}
+    )["t"]
+    model = build_linear_crf(tok2vec)
+    assert model.get_ref("tok2vec") is tok2vec
+    model.get_ref("head").set_dim("nO", 2)
+    docs = [nlp.make_doc("a b c"), nlp.make_doc("d")]
+    model.initialize(X=docs)
+    emissions, transitions = model.predict(docs)
+    assert emissions.shape == (2, 3, 5) and transitions.shape == (7, 7)

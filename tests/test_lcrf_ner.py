@@ -1,0 +1,226 @@
+"""The lcrf_ner component: setup, labels, edge cases, training, serialization."""
+import warnings
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+from spacy.training import Example
+from thinc.api import fix_random_seed
+
+from spacy_globalner import LinearCRFNER
+
+TRAIN_DATA = [
+    ("Angela Merkel besuchte gestern Paris und Rom .",
+     [(0, 2, "PER"), (4, 5, "LOC"), (6, 7, "LOC")]),
+    ("Die Vereinten Nationen tagen in New York .",
+     [(1, 3, "ORG"), (5, 7, "LOC")]),
+]
+
+
+def make_examples(nlp, data=TRAIN_DATA, key=None):
+    """Gold in doc.ents, or in doc.spans[key] when a key is given."""
+    examples = []
+    for text, spans in data:
+        reference = nlp.make_doc(text)
+        gold = [Span(reference, s, e, label) for s, e, label in spans]
+        if key is None:
+            reference.ents = gold
+        else:
+            reference.spans[key] = gold
+        examples.append(Example(nlp.make_doc(text), reference))
+    return examples
+
+
+def overfit(config=None, n_iter=30):
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner", config=config or {})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer, drop=0.0)
+    return nlp, pipe, examples
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return overfit()
+
+
+def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
+    docs = list(nlp.pipe(texts))
+    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
+    scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
+    return ents, scores
+
+
+def test_add_pipe_with_defaults():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    assert isinstance(pipe, LinearCRFNER)
+    assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
+                        "constrained": False, "entity_fix": True}
+    assert not pipe.is_initialized
+
+
+def test_labels_from_data_and_explicit():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    nlp.initialize(lambda: make_examples(nlp))
+    assert pipe.labels == ("LOC", "ORG", "PER")
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC", "ORG", "MISC"])
+    assert pipe.labels == ("PER", "LOC", "ORG", "MISC")
+
+
+def test_explicit_labels_missing_one_from_the_data_raise():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    with pytest.raises(ValueError, match=r"\[E003\].*'ORG'"):
+        pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC"])
+
+
+def test_no_labels_raise():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"\[E001\]"):
+            pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
+
+
+def test_use_before_initialize_raises():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("lcrf_ner")
+    with pytest.raises(ValueError, match=r"\[E002\]"):
+        nlp("Paris")
+
+
+@pytest.mark.parametrize("option", ["constrained", "entity_fix"])
+def test_non_bool_options_raise(option):
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=rf"\[E100\] {option}"):
+        LinearCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, **{option: "yes"})
+
+
+def test_scores_of_the_wrong_shape_raise(trained):
+    nlp, pipe, examples = trained
+    emissions, transitions = pipe.predict([eg.predicted for eg in examples])
+    with pytest.raises(ValueError, match=r"\[E101\]"):
+        pipe.get_loss(examples, (emissions[:, :, :-1], transitions))
+    with pytest.raises(ValueError, match=r"\[E101\]"):
+        pipe.get_loss(examples[:1], (emissions, transitions))
+
+
+def test_empty_whitespace_and_one_token_docs(trained):
+    nlp, pipe, _ = trained
+    docs = list(nlp.pipe(["", "   ", "Paris", "\n"]))
+    assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
+    assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
+    assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
+
+
+def test_overfits_two_sentences(trained):
+    nlp, pipe, _ = trained
+    ents, scores = predictions(nlp)
+    assert ents == [sorted(spans) for _, spans in TRAIN_DATA]
+    flat = numpy.concatenate([numpy.asarray(s) for s in scores])
+    assert ((flat > 0.5) & (flat <= 1.0)).all()
+    assert pipe.entity_fix_counts.sequences >= 2
+    assert 0.0 <= pipe.entity_fix_counts.share <= 1.0
+
+
+def test_spans_and_ents_are_the_same(trained):
+    nlp, _, _ = trained
+    doc = nlp(TRAIN_DATA[0][0])
+    assert list(doc.spans["sc"]) == list(doc.ents)
+
+
+def test_to_disk_from_disk_round_trip(trained, tmp_path):
+    nlp, _, _ = trained
+    nlp.to_disk(tmp_path)
+    loaded = spacy.load(tmp_path)
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_to_bytes_from_bytes_round_trip(trained):
+    nlp, _, _ = trained
+    loaded = spacy.blank("de")
+    loaded.add_pipe("lcrf_ner")
+    loaded.from_bytes(nlp.to_bytes())
+    assert loaded.get_pipe("lcrf_ner").labels == nlp.get_pipe("lcrf_ner").labels
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_evaluate_keys(trained):
+    nlp, _, examples = trained
+    scores = nlp.evaluate(examples)
+    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "spans_sc_p", "spans_sc_r", "spans_sc_f"):
+        assert key in scores
+    assert scores["ents_f"] == 1.0
+
+
+def test_pipe_with_mixed_batch_lengths(trained):
+    nlp, _, _ = trained
+    texts = ["Paris", TRAIN_DATA[0][0], "", "Rom und Paris und New York und Berlin heute .", "Merkel"]
+    batched = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=5)]
+    alone = [[(e.start, e.end, e.label_) for e in nlp(text).ents] for text in texts]
+    assert batched == alone
+
+
+def test_gold_from_flat_spans_key():
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner", config={"spans_key": "flat"})
+    examples = make_examples(nlp, key="flat")
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(30):
+        nlp.update(examples, sgd=optimizer)
+    doc = nlp(TRAIN_DATA[1][0])
+    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
+    assert nlp.evaluate(examples)["spans_flat_f"] == 1.0
+
+
+def test_overlapping_gold_warns_once_and_learns_the_outer_layer():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner")
+    nested = [(TRAIN_DATA[1][0], [(1, 3, "ORG"), (2, 3, "ORG"), (5, 7, "LOC"), (5, 6, "LOC")])]
+    examples = make_examples(nlp, nested, key="sc")
+    with pytest.warns(UserWarning, match=r"\[W100\] 2 gold span\(s\) of 4") as record:
+        pipe.initialize(lambda: examples)
+    assert sum("W100" in str(w.message) for w in record) == 1
+    tags = pipe._gold_tags(examples, numpy.asarray([8]), 8)
+    b_org, b_loc, i_org, i_loc, o = (pipe.labels.index("ORG"), pipe.labels.index("LOC"),
+                                      2 + pipe.labels.index("ORG"), 2 + pipe.labels.index("LOC"), 4)
+    assert tags[0].tolist() == [o, b_org, i_org, o, o, b_loc, i_loc, o]
+
+
+def test_constrained_decoding_never_needs_repairs():
+    nlp, pipe, _ = overfit({"constrained": True}, n_iter=5)
+    list(nlp.pipe(["Paris", "Die Vereinten Nationen tagen in Rom ."] * 5))
+    assert pipe.entity_fix_counts.sequences == 10 and pipe.entity_fix_counts.repaired == 0
+    pipe.entity_fix_counts.reset()
+    assert pipe.entity_fix_counts.share == 0.0
+
+
+@pytest.mark.parametrize("learn_penalties", [True, False])
+def test_penalties_move_only_when_learned(learn_penalties):
+    _, pipe, _ = overfit({"model": {"learn_penalties": learn_penalties}}, n_iter=5)
+    transitions = pipe.model.get_ref("head").layers[0].shims[0]._model.transitions
+    moved = transitions.w_factor.item() != 1.0 or transitions.w_absolute.item() != 0.0
+    assert moved == learn_penalties
+
+
+def test_tok2vec_listener_config():
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    nlp.add_pipe("tok2vec")
+    nlp.add_pipe("lcrf_ner", config={"model": {"tok2vec": {
+        "@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "*"}}})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(30):
+        nlp.update(examples, sgd=optimizer, drop=0.0)
+    assert nlp.evaluate(examples)["ents_f"] == 1.0
