@@ -43,6 +43,16 @@ class Warnings(metaclass=ErrorsWithCodes):
             "predicted (longest: {longest}). Set max_grid_length in the "
             "component's config to at least {longest} to learn them.")
     # corpora: W300-W349
+    W300 = ("Read {n_docs} doc(s) from {path} with repairs: {details}. Every "
+            "other annotation was kept as written. If a repair is not what you "
+            "want, fix the file at the lines given and convert it again.")
+    W301 = ("No documents were read from {path}. Check that it is the corpus "
+            "file you meant and that --format matches it.")
+    W302 = ("The {format} format is annotated one character at a time, but "
+            "lang is '{lang}'. Use lang 'zh' and, in the training config, "
+            "[nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
+            "segmenter = \"char\", or the pipeline will re-tokenize the text "
+            "into tokens that do not match the gold characters.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -96,4 +106,21 @@ class Errors(metaclass=ErrorsWithCodes):
     E205 = ("'{name}' got {got} grid(s) from its model for a window plan of "
             "{expected} window(s). The model must return one grid per window.")
     # corpora: E300-E349
+    E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
+    E301 = ("Cannot tell the format of {path} from its name. Pass the format "
+            "explicitly, one of: {formats}.")
+    E302 = ("{path}, line {line_no}: expected {expected}, found {line!r}. "
+            "{hint}")
+    E303 = ("{path}, line {line_no}: the line is not valid UTF-8 ({err}): "
+            "{line!r}. Re-encode the file as UTF-8.")
+    E304 = ("{path}, line {line_no}: {tag!r} is not a tag: expected 'O' or "
+            "B-, I-, M-, E- or S- followed by a label, in {line!r}. Fix the "
+            "tag, or check that the tag is in the column this format reads.")
+    E305 = ("{path}, line {line_no}: not valid JSON ({err}): {line!r}. Each "
+            "line must hold one JSON object; fix or remove this line.")
+    E306 = ("{path}, line {line_no}: {problem}, in {line!r}. Expected {expected}.")
+    E307 = ("Corpus file {path} does not exist or is not a file. Pass the path "
+            "of one corpus file (one split), such as train.jsonl.")
+    E308 = ("spans_key must be a non-empty string, got {value!r}.")
+    E309 = ("limit must be a positive integer or None, got {value!r}.")
     # benchmarks and tooling: E400-E449

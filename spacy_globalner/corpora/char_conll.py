@@ -1,0 +1,62 @@
+"""Character-tagged files with word-segment digits (Weibo NER).
+
+    char+digit<TAB>BIO-tag     one character a line, followed by its position
+    <blank line>               in its word (0, 1, ... as in '中0', 'e12')
+
+The trailing digits are stripped; the tag columns split on a tab or spaces.
+Tokens are the characters, with no spaces between them, so doc.text is the
+original string. `spacy.Corpus` re-tokenizes doc.text with the pipeline's
+tokenizer, so a training config for these docs needs
+`[nlp.tokenizer] @tokenizers = "spacy.zh.ChineseTokenizer"` with
+`segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
+predicted tokens misalign without any error.
+"""
+import re
+from pathlib import Path
+from typing import Iterator, Optional
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from .bmes import CHAR_AND_TAG
+from .docs import Record, Repairs, read_docs
+from .lines import PathLike, malformed, sentence_blocks
+from .tags import char_tags_record, split_tag
+
+# The shortest prefix that leaves only digits: '112' is the character '1' in
+# position 12 of its word.
+CHAR_AND_SEGMENT = re.compile(r"(.+?)(\d+)", re.DOTALL)
+EXPECTED = ("a character followed by its segment digit, a tab and its BIO tag "
+            "('中0<TAB>B-GPE.NAM')")
+HINT = ("Fix or remove this line. A character-tagged file without segment "
+        "digits ('中<TAB>B-GPE') reads with the bmes format, which takes BIO "
+        "tags too.")
+
+
+def read_char_conll(
+    path: PathLike, vocab: Vocab, *, spans_key: str = "sc", limit: Optional[int] = None
+) -> Iterator[Doc]:
+    """Read a Weibo-style character file into Docs of one token per character.
+
+    path (Union[str, Path]): The file, e.g. weibo/weiboNER_2nd_conll.train.
+    vocab (Vocab): The vocab of the Docs (a Chinese one: spacy.blank("zh").vocab).
+    spans_key (str): The key in doc.spans for all entities.
+    limit (Optional[int]): Read at most this many sentences.
+    RETURNS (Iterator[Doc]): One Doc per sentence.
+    """
+    return read_docs(parse_char_conll, path, vocab, spans_key=spans_key, limit=limit)
+
+
+def parse_char_conll(path: Path, repairs: Repairs) -> Iterator[Record]:
+    for block in sentence_blocks(path):
+        chars = []
+        tags = []
+        for line_no, line in block:
+            match = CHAR_AND_TAG.fullmatch(line)
+            segment = CHAR_AND_SEGMENT.fullmatch(match.group(1)) if match else None
+            if segment is None:
+                raise malformed(path, line_no, line, EXPECTED, HINT)
+            chars.append(segment.group(1))
+            tags.append(split_tag(match.group(2), path=path, line_no=line_no, line=line))
+        line_nos = [line_no for line_no, _ in block]
+        yield char_tags_record(chars, tags, line_nos, repairs)
