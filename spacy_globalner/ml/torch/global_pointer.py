@@ -12,6 +12,26 @@ from torch import nn
 
 from .rope import apply_rope
 
+# Rows scored at once: bounds the (rows, labels, width, head_width) windows of
+# keys that a band product materialises, whatever the document length.
+ROW_CHUNK = 4096
+
+
+def band_products(queries: torch.Tensor, keys: torch.Tensor, width: int) -> torch.Tensor:
+    """(rows, width, heads): the dot product of query i with key i + w.
+
+    queries (torch.Tensor): (rows, heads, head_width).
+    keys (torch.Tensor): (rows + k, heads, head_width): the keys from the first
+        query's token on; keys past the end are treated as zeros.
+    """
+    n_rows = queries.shape[0]
+    keys = keys[: n_rows + width - 1]
+    missing = n_rows + width - 1 - keys.shape[0]
+    if missing:
+        keys = torch.cat((keys, keys.new_zeros((missing,) + keys.shape[1:])))
+    windows = keys.unfold(0, width, 1)  # (rows, heads, head_width, width), a view
+    return torch.matmul(queries.unsqueeze(2), windows).squeeze(2).transpose(1, 2)
+
 
 class GlobalPointerScorer(nn.Module):
     """s(i, j, label) = q_i . R(j - i) k_j / sqrt(head_width), for j - i < width.
@@ -56,17 +76,15 @@ class GlobalPointerScorer(nn.Module):
         n_tokens = X.shape[0]
         projected = self.query_key(X)
         heads = projected.view(n_tokens, -1, 2, self.head_width)
-        queries, keys = heads[:, :, 0], heads[:, :, 1]
         if self.rope:
-            queries = apply_rope(queries, positions)
-            keys = apply_rope(keys, positions)
-        queries = queries * self.head_width ** -0.5
-        # Row i, column w pairs token i with token i + w: shift the keys instead
-        # of materialising (tokens x width x labels x head_width).
-        padded_keys = torch.cat((keys, keys.new_zeros((width - 1,) + keys.shape[1:])))
-        scores = torch.stack(
-            [(queries * padded_keys[w : w + n_tokens]).sum(-1) for w in range(width)],
-            dim=1,
+            heads = apply_rope(heads, positions)  # queries and keys in one pass
+        queries = heads[:, :, 0] * self.head_width ** -0.5
+        keys = heads[:, :, 1]
+        scores = torch.cat(
+            [
+                band_products(queries[start : start + ROW_CHUNK], keys[start:], width)
+                for start in range(0, n_tokens, ROW_CHUNK)
+            ]
         )
         if self.label_bias is not None:
             bias = self.label_bias(projected).view(n_tokens, self.n_labels, 2) / 2
