@@ -17,3 +17,34 @@ def shared_data() -> Path:
     if not SHARED_DATA.exists():
         pytest.skip(f"{SHARED_DATA} is not present")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_path(tmp_path_factory) -> Path:
+    """A randomly initialised 2-layer BERT with a WordPiece vocab, saved to disk.
+
+    Built in the test session (no download), loadable by spacy-transformers by path.
+    """
+    pytest.importorskip("spacy_transformers")
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-bert")
+    words = (
+        "il-2 gene expression activation human t cells express cd28 receptor nf "
+        "kappa b protein dna rna cell line type the of and in a to is by with"
+    ).split()
+    pieces = ["##" + c for c in "abcdefghijklmnopqrstuvwxyz0123456789-"]
+    chars = list("abcdefghijklmnopqrstuvwxyz0123456789-.,()")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words + chars + pieces
+    (path / "vocab.txt").write_text("\n".join(dict.fromkeys(vocab)) + "\n", encoding="utf8")
+    tokenizer = BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True)
+    tokenizer.save_pretrained(str(path))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
+    )
+    import torch
+
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(str(path))
+    return path
