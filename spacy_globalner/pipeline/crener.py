@@ -1,0 +1,259 @@
+"""The `crener` component: nested and flat NER as relations on a token-pair grid."""
+from typing import Any, Callable, Iterable, List, Optional, Tuple
+import math
+import warnings
+
+import numpy
+import torch
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, torch2xp, xp2torch
+from thinc.types import Floats3d, Ints2d
+
+from ..decoding import SpanArrays
+from ..decoding.grid import decode_grid_windows
+from ..decoding.grid_tags import encode_grid_entities, n_grid_tags
+from ..decoding.grid_windows import DOC, END, START
+from ..errors import Errors, Warnings
+from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
+from ..ml.torch.threshold_loss import threshold_multilabel_loss
+from .ents_filters import EntsFilter
+from .scoring import score_spans_and_ents
+from .span_pipe import SpanPipe
+
+DEFAULT_CRENER_MODEL = """
+[model]
+@architectures = "spacy-globalner.CRENER.v1"
+token_width = 128
+context_depth = 1
+grid_width = 64
+distance_width = 16
+region_width = 16
+conv_width = 48
+dilations = [1, 2, 3]
+enhancement_rounds = 1
+attention_heads = 4
+biaffine_width = 64
+predictor_width = 64
+learned_threshold = true
+dropout = 0.1
+max_batch_cells = 262144
+mixed_precision = false
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_CRENER_MODEL_CONFIG = Config().from_str(DEFAULT_CRENER_MODEL)["model"]
+
+GridScores = Tuple[List[Floats3d], Ints2d]
+
+
+@Language.factory(
+    "crener",
+    assigns=["doc.spans", "doc.ents"],
+    default_config={
+        "model": DEFAULT_CRENER_MODEL_CONFIG,
+        "spans_key": "sc",
+        "threshold": 0.0,
+        "max_grid_length": 256,
+        "set_ents": True,
+        "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
+        "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+    },
+    default_score_weights={
+        "spans_sc_f": 1.0,
+        "spans_sc_p": 0.0,
+        "spans_sc_r": 0.0,
+        "ents_f": 0.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+    },
+)
+def make_crener(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], GridScores],
+    spans_key: str,
+    threshold: float,
+    max_grid_length: int,
+    set_ents: bool,
+    ents_filter: EntsFilter,
+    scorer: Optional[Callable],
+) -> "CRENER":
+    """Create a CRENER recogniser: entities are paths of neighbour links on a
+    token-pair grid, closed by a typed head-tail relation; docs longer than
+    `max_grid_length` tokens are tagged in windows.
+    """
+    return CRENER(
+        nlp.vocab,
+        model,
+        name,
+        spans_key=spans_key,
+        threshold=threshold,
+        max_grid_length=max_grid_length,
+        set_ents=set_ents,
+        ents_filter=ents_filter,
+        scorer=scorer,
+    )
+
+
+class CRENER(SpanPipe):
+    """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
+    and decode the entities from the cells above threshold.
+
+    Settings in self.cfg: labels, spans_key, threshold (a margin over the
+    threshold class), max_grid_length (most tokens in one grid window) and
+    set_ents.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], GridScores],
+        name: str = "crener",
+        *,
+        spans_key: str = "sc",
+        threshold: float = 0.0,
+        max_grid_length: int = 256,
+        set_ents: bool = True,
+        ents_filter: EntsFilter,
+        scorer: Optional[Callable] = score_spans_and_ents,
+    ) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+            raise ValueError(Errors.E009.format(value=threshold))
+        _check_grid_length(max_grid_length)
+        super().__init__(
+            vocab,
+            model,
+            name,
+            spans_key=spans_key,
+            set_ents=set_ents,
+            ents_filter=ents_filter,
+            scorer=scorer,
+            threshold=float(threshold),
+            max_grid_length=max_grid_length,
+        )
+        self.model.attrs["max_grid_length"] = max_grid_length
+
+    @property
+    def max_grid_length(self) -> int:
+        return self.cfg["max_grid_length"]
+
+    @max_grid_length.setter
+    def max_grid_length(self, value: int) -> None:
+        _check_grid_length(value)
+        self.cfg["max_grid_length"] = value
+        self.model.attrs["max_grid_length"] = value
+
+    def _init_model_shape(self) -> None:
+        self.model.attrs["max_grid_length"] = self.max_grid_length
+        head = self.model.get_ref("head")
+        if self.labels and not head.layers:
+            head.set_dim("nO", n_grid_tags(len(self.labels)), force=True)
+            head.initialize()
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect labels from the data (unless given), warn about gold spans
+        longer than a grid window, and initialize the model on a few examples.
+        """
+        summary = self._summarise_gold(get_examples)
+        self._initialize_labels(summary, labels)
+        too_long = [width for width in summary.widths if width > self.max_grid_length]
+        if too_long:
+            warnings.warn(
+                Warnings.W200.format(
+                    count=len(too_long),
+                    total=len(summary.widths),
+                    name=self.name,
+                    length=self.max_grid_length,
+                    longest=max(too_long),
+                )
+            )
+        self._initialize_model(get_examples)
+
+    def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
+        grids, windows = scores
+        to_numpy = self.model.ops.to_numpy
+        return decode_grid_windows(
+            [to_numpy(grid) for grid in grids],
+            windows,
+            len(docs),
+            len(self.labels),
+            self.cfg["threshold"],
+        )
+
+    def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:
+        """The thresholded multi-label cross-entropy, averaged over all cells
+        of all windows, in fp32.
+
+        RETURNS (Tuple[float, List[Floats3d]]): The loss and its gradient
+            w.r.t. each window's grid.
+        """
+        examples = list(examples)
+        grids, windows = scores
+        if len(grids) != len(windows):
+            raise ValueError(Errors.E205.format(name=self.name, got=len(grids), expected=len(windows)))
+        if not grids:
+            return 0.0, []
+        gold = self._gold_grids(examples, windows)
+        xp = self.model.ops.xp
+        n_channels = grids[0].shape[-1]
+        flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids])
+        logits = xp2torch(flat, requires_grad=True)
+        loss = threshold_multilabel_loss(logits, torch.as_tensor(gold, device=logits.device))
+        loss.backward()
+        d_flat = torch2xp(logits.grad).astype(flat.dtype, copy=False)
+        bounds = numpy.cumsum([0] + [grid.shape[0] * grid.shape[1] for grid in grids])
+        d_grids = [
+            d_flat[lo:hi].reshape(grid.shape) for lo, hi, grid in zip(bounds[:-1], bounds[1:], grids)
+        ]
+        return float(loss.item()), d_grids
+
+    def _gold_grids(self, examples: List[Example], windows: Ints2d) -> numpy.ndarray:
+        """Bool (cells of all windows, n_tags): the gold tags, window by window.
+
+        A window learns the gold spans that lie wholly inside it.
+        """
+        label_index = {label: i for i, label in enumerate(self.labels)}
+        spans = []
+        for example in examples:
+            gold = self._gold_spans(example)
+            spans.append(
+                numpy.asarray(
+                    [(span.start, span.end, label_index[span.label_]) for span in gold], dtype="int64"
+                ).reshape(-1, 3)
+            )
+        grids = []
+        for doc_id, start, end in windows[:, [DOC, START, END]].tolist():
+            doc_spans = spans[doc_id]
+            inside = (doc_spans[:, 0] >= start) & (doc_spans[:, 1] <= end)
+            inside_spans = doc_spans[inside]
+            grid = encode_grid_entities(
+                end - start,
+                inside_spans[:, 0] - start,
+                inside_spans[:, 1] - start,
+                inside_spans[:, 2],
+                len(self.labels),
+            )
+            grids.append(grid.reshape(-1, grid.shape[-1]))
+        return numpy.concatenate(grids)
+
+
+def _check_grid_length(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(Errors.E200.format(value=value))

@@ -1,0 +1,309 @@
+"""The `crener` component: construction, labels, bad input, overfitting,
+serialization, evaluation, batching and windowing of long docs."""
+import warnings
+
+import numpy
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from thinc.api import Adam, fix_random_seed
+
+from spacy_globalner import CRENER, highest_score_filter
+
+SMALL_TOK2VEC = {
+    "@architectures": "spacy.HashEmbedCNN.v2",
+    "pretrained_vectors": None,
+    "width": 32,
+    "depth": 2,
+    "embed_size": 1000,
+    "window_size": 1,
+    "maxout_pieces": 2,
+    "subword_features": True,
+}
+SMALL_MODEL = {
+    "@architectures": "spacy-globalner.CRENER.v1",
+    "token_width": 32,
+    "context_depth": 1,
+    "grid_width": 24,
+    "distance_width": 8,
+    "region_width": 4,
+    "conv_width": 16,
+    "dilations": [1, 2, 3],
+    "enhancement_rounds": 1,
+    "attention_heads": 2,
+    "biaffine_width": 16,
+    "predictor_width": 16,
+    "tok2vec": SMALL_TOK2VEC,
+}
+
+# Two sentences with nested entities, a same-span label pair and an entity at each edge.
+TRAIN_DATA = [
+    (
+        "NF kappa B binding sites were found in human T cells",
+        [(0, 3, "protein"), (0, 5, "DNA"), (8, 11, "cell_type"), (9, 11, "cell_type")],
+    ),
+    (
+        "IL-2 expression requires activated T lymphocytes and IL-2",
+        [(0, 1, "protein"), (0, 1, "DNA"), (3, 6, "cell_type"), (4, 6, "cell_type"), (7, 8, "protein")],
+    ),
+]
+
+
+def _nlp(**config) -> Language:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("crener", config={"model": SMALL_MODEL, **config})
+    return nlp
+
+
+def _example(nlp: Language, text: str, spans) -> Example:
+    words = text.split()
+    predicted = Doc(nlp.vocab, words=words)
+    reference = Doc(nlp.vocab, words=words)
+    reference.spans["sc"] = [Span(reference, s, e, label=label) for s, e, label in spans]
+    return Example(predicted, reference)
+
+
+def _spans(doc: Doc):
+    return sorted((span.start, span.end, span.label_) for span in doc.spans["sc"])
+
+
+def _train(nlp: Language, examples, n_updates: int = 50):
+    fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    # The small test model needs a livelier rate than spaCy's default 0.001
+    # to overfit within 50 updates.
+    optimizer = Adam(0.003)
+    for _ in range(n_updates):
+        nlp.update(examples, sgd=optimizer, losses={})
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """The small model overfit on TRAIN_DATA (seed 0, 50 updates of Adam 0.003)."""
+    nlp = _nlp()
+    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    return _train(nlp, examples), examples
+
+
+def test_add_pipe_defaults():
+    nlp = spacy.blank("en")
+    crener = nlp.add_pipe("crener")
+    assert isinstance(crener, CRENER)
+    assert crener.labels == ()
+    assert crener.cfg["spans_key"] == "sc" and crener.cfg["threshold"] == 0.0
+    assert crener.max_grid_length == 256 and crener.cfg["set_ents"] is True
+    assert not crener.is_initialized
+
+
+def test_labels_implicit_from_data():
+    nlp = _nlp()
+    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    nlp.initialize(lambda: examples)
+    assert nlp.get_pipe("crener").labels == ("DNA", "cell_type", "protein")
+    assert nlp.get_pipe("crener").model.get_ref("head").get_dim("nO") == 2 + 2 * 3
+
+
+def test_labels_explicit_and_add_label():
+    nlp = _nlp()
+    crener = nlp.get_pipe("crener")
+    assert crener.add_label("protein") == 1 and crener.add_label("protein") == 0
+    examples = [_example(nlp, "IL-2 is here", [(0, 1, "protein")])]
+    crener.initialize(lambda: examples, nlp=nlp, labels=["protein", "RNA"])
+    assert crener.labels == ("protein", "RNA")
+    with pytest.raises(ValueError, match="E004"):
+        crener.add_label("DNA")
+
+
+def test_missing_labels_raise():
+    nlp = _nlp()
+    examples = [_example(nlp, "nothing to see", [])]
+    with pytest.warns(UserWarning, match="W003"), pytest.raises(ValueError, match="E001"):
+        nlp.initialize(lambda: examples)
+    nlp = _nlp()
+    examples = [_example(nlp, "IL-2 is here", [(0, 1, "protein")])]
+    with pytest.raises(ValueError, match="E003"):
+        nlp.get_pipe("crener").initialize(lambda: examples, nlp=nlp, labels=["DNA"])
+
+
+def test_uninitialized_predict_raises():
+    nlp = _nlp()
+    nlp.get_pipe("crener").add_label("protein")
+    with pytest.raises(ValueError, match="E002"):
+        nlp("IL-2 is here")
+
+
+@pytest.mark.parametrize(
+    "config,code",
+    [({"threshold": float("nan")}, "E009"), ({"max_grid_length": 0}, "E200"), ({"max_grid_length": -3}, "E200")],
+)
+def test_bad_settings_raise(config, code):
+    nlp = _nlp()
+    model = nlp.get_pipe("crener").model
+    with pytest.raises(ValueError, match=code):
+        CRENER(nlp.vocab, model, ents_filter=highest_score_filter, **config)
+    with pytest.raises(ValueError, match="E200"):
+        nlp.get_pipe("crener").max_grid_length = 0
+
+
+def test_long_gold_spans_warn():
+    nlp = _nlp(max_grid_length=2)
+    examples = [_example(nlp, "a b c d", [(0, 3, "X")])]
+    with pytest.warns(UserWarning, match="W200"):
+        nlp.initialize(lambda: examples)
+
+
+def test_overfit_two_sentences(trained):
+    nlp, examples = trained
+    for (text, spans), example in zip(TRAIN_DATA, examples):
+        doc = nlp(example.predicted.copy())
+        assert _spans(doc) == sorted(spans)
+        scores = doc.spans["sc"].attrs["scores"]
+        assert scores.shape == (len(spans),) and ((scores > 0.5) & (scores <= 1.0)).all()
+        assert all(not (a.end > b.start) for a, b in zip(doc.ents, doc.ents[1:]))
+        assert len(doc.ents) > 0
+
+
+def test_empty_whitespace_and_one_token_docs(trained):
+    nlp, _ = trained
+    for text in ["", "   ", "IL-2", "\n"]:
+        doc = nlp(text)
+        assert all(0 <= span.start < span.end <= len(doc) for span in doc.spans["sc"])
+    assert len(nlp("").spans["sc"]) == 0
+    losses = nlp.update([_example(nlp, "", [])], losses={})
+    assert losses["crener"] == 0.0
+
+
+def _predictions(nlp, texts):
+    docs = list(nlp.pipe(texts))
+    return [(_spans(doc), doc.spans["sc"].attrs["scores"].tolist()) for doc in docs]
+
+
+def test_serialization_round_trips(trained, tmp_path):
+    nlp, _ = trained
+    texts = [text for text, _ in TRAIN_DATA] + ["T cells and NF kappa B"]
+    expected = _predictions(nlp, texts)
+    nlp.to_disk(tmp_path / "model")
+    from_disk = spacy.load(tmp_path / "model")
+    assert from_disk.get_pipe("crener").labels == nlp.get_pipe("crener").labels
+    assert _predictions(from_disk, texts) == expected
+    from_bytes = _nlp()
+    from_bytes.from_bytes(nlp.to_bytes())
+    assert _predictions(from_bytes, texts) == expected
+    pipe_copy = _nlp().get_pipe("crener").from_bytes(nlp.get_pipe("crener").to_bytes())
+    assert pipe_copy.max_grid_length == nlp.get_pipe("crener").max_grid_length
+
+
+def test_evaluate_keys(trained):
+    nlp, examples = trained
+    scores = nlp.evaluate(examples)
+    for key in ("spans_sc_p", "spans_sc_r", "spans_sc_f", "spans_sc_per_type", "ents_p", "ents_r", "ents_f"):
+        assert key in scores
+    assert scores["spans_sc_f"] == 1.0
+    assert set(scores["spans_sc_per_type"]) == {"DNA", "cell_type", "protein"}
+
+
+def test_pipe_mixed_lengths_match_one_by_one(trained):
+    nlp, _ = trained
+    texts = ["IL-2", "", "NF kappa B binding sites were found in human T cells", "T cells", "IL-2 expression requires activated T lymphocytes and IL-2 " * 5]
+    one_by_one = [_spans(nlp(text)) for text in texts]
+    batched = [_spans(doc) for doc in nlp.pipe(texts, batch_size=3)]
+    assert batched == one_by_one
+
+
+def _repeated_training_doc(vocab, n_repeats: int) -> Doc:
+    """TRAIN_DATA's sentences repeated n_repeats times, with sentence starts."""
+    words, sent_starts = [], []
+    for _ in range(n_repeats):
+        for text, _ in TRAIN_DATA:
+            sentence = text.split()
+            words.extend(sentence)
+            sent_starts.extend([True] + [False] * (len(sentence) - 1))
+    return Doc(vocab, words=words, sent_starts=sent_starts)
+
+
+def _by_period(spans, period: int):
+    groups = {}
+    for start, end, label in spans:
+        offset = start // period * period
+        groups.setdefault(start // period, set()).add((start - offset, end - offset, label))
+    return groups
+
+
+def test_long_doc_windows_sentence_aligned(trained):
+    """A 2,000+ token doc of repeated training sentences, with sentence
+    boundaries and windows far shorter than the doc: windows hold one sentence
+    each, and every repeat gets exactly the entities that the same sentences
+    get in a short doc with the same neighbours (the tok2vec sees 2 tokens
+    either side), at the right offsets."""
+    nlp, _ = trained
+    crener = nlp.get_pipe("crener")
+    period = sum(len(text.split()) for text, _ in TRAIN_DATA)
+    n_repeats = 2000 // period + 1
+    long_doc = _repeated_training_doc(nlp.vocab, n_repeats)
+    original = crener.max_grid_length
+    try:
+        crener.max_grid_length = 11  # the longest sentence
+        long_found = _by_period(_spans(nlp(long_doc)), period)
+        short_found = _by_period(_spans(nlp(_repeated_training_doc(nlp.vocab, 3))), period)
+    finally:
+        crener.max_grid_length = original
+    assert len(long_doc) >= 2000
+    assert long_found[0] == short_found[0] and long_found[n_repeats - 1] == short_found[2]
+    assert all(long_found[k] == short_found[1] for k in range(1, n_repeats - 1))
+    # Against gold: with neighbours the toy model loses at most IL-2's second label.
+    shift = len(TRAIN_DATA[0][0].split())
+    gold = set(TRAIN_DATA[0][1]) | {(s + shift, e + shift, label) for s, e, label in TRAIN_DATA[1][1]}
+    assert short_found[1] <= gold and len(short_found[1]) >= len(gold) - 1
+
+
+def test_long_doc_without_sentences_uses_overlapping_windows(trained):
+    nlp, _ = trained
+    crener = nlp.get_pipe("crener")
+    text = " ".join(["IL-2 expression requires activated T lymphocytes and IL-2"] * 260)
+    original = crener.max_grid_length
+    try:
+        crener.max_grid_length = 64
+        doc = nlp(text)
+    finally:
+        crener.max_grid_length = original
+    assert len(doc) >= 2000
+    spans = _spans(doc)
+    assert len(set(spans)) == len(spans)  # every span from one window only
+    assert all(0 <= s < e <= len(doc) for s, e, _ in spans)
+    found = {(s % 8, e - s, label) for s, e, label in spans}
+    assert {(0, 1, "protein"), (3, 3, "cell_type"), (4, 2, "cell_type")} <= found
+
+
+def test_update_on_windowed_training_docs():
+    nlp = _nlp(max_grid_length=4)
+    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    fix_random_seed(0)
+    with pytest.warns(UserWarning, match="W200"):  # the 5-token DNA span
+        optimizer = nlp.initialize(lambda: examples)
+    losses = nlp.update(examples, sgd=optimizer, losses={})
+    assert numpy.isfinite(losses["crener"]) and losses["crener"] > 0
+
+
+def test_listener_tok2vec():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": SMALL_TOK2VEC})
+    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}
+    nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": listener}})
+    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    _train(nlp, examples, n_updates=3)
+    doc = nlp(TRAIN_DATA[0][0])
+    assert "sc" in doc.spans
+
+
+def test_get_loss_checks_grid_count(trained):
+    nlp, examples = trained
+    crener = nlp.get_pipe("crener")
+    grids, windows = crener.predict([example.predicted for example in examples])
+    with pytest.raises(ValueError, match="E205"):
+        crener.get_loss(examples, (grids[:1], windows))
+    loss, d_grids = crener.get_loss(examples, (grids, windows))
+    assert loss >= 0 and [d.shape for d in d_grids] == [g.shape for g in grids]
+    assert all(d.dtype == g.dtype for d, g in zip(d_grids, grids))
