@@ -83,6 +83,12 @@ class Errors(metaclass=ErrorsWithCodes):
     E009 = ("threshold must be a finite number, got {value!r}.")
     E010 = ("head_width must be a positive even integer (RoPE rotates pairs "
             "of dimensions), got {value!r}.")
+    E011 = ("{count} of {total} gold spans in the training data of '{name}' "
+            "do not line up with the pipeline's tokens (for example '{example}'): "
+            "the corpus was tokenized differently from the pipeline. spacy.Corpus "
+            "re-tokenizes doc.text; for corpora annotated per character (Chinese) "
+            "set [nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
+            "segmenter = \"char\", or read the corpus with gold_preproc = true.")
 
     # lcrf_ner: E100-E149
     E100 = ("{option} of '{name}' must be true or false, got {value!r}.")
@@ -124,3 +130,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E308 = ("spans_key must be a non-empty string, got {value!r}.")
     E309 = ("limit must be a positive integer or None, got {value!r}.")
     # benchmarks and tooling: E400-E449
+    E400 = ("Corpus file {path} does not exist or is not a file. Pass a .jsonl "
+            "file with a \"text\" field per line, or a plain text file with "
+            "one document per line.")
+    E401 = ("{path}, line {line_no}: expected a JSON object with a string "
+            "\"text\" field, found {value!r}. Fix or remove this line.")
+    E402 = ("Unknown output format {value!r}. Choose one of: {formats}, or "
+            "end the output path in .jsonl.")
+    E403 = ("{name} must be a positive integer, got {value!r}.")

@@ -215,3 +215,16 @@ def test_gold_from_ents_when_spans_key_is_absent_and_retokenized_gold():
     spans = pipe._gold_spans(example)
     assert [s.text for s in spans] == ["IL-2 gene", "NF-kappa B"]
     assert pipe.max_span_width == len(spans[1])
+
+
+def test_tokenizer_that_does_not_match_the_corpus_is_an_error():
+    nlp = spacy.blank("en")  # a rule tokenizer keeps a Chinese clause as one token
+    nlp.add_pipe("global_pointer")
+    examples = []
+    for _ in range(12):
+        text = "高勇男中国国籍无境外居留权"
+        reference = spacy.tokens.Doc(nlp.vocab, words=list(text), spaces=[False] * len(text))
+        reference.spans["sc"] = [Span(reference, 0, 2, "NAME"), Span(reference, 3, 5, "CONT")]
+        examples.append(Example(nlp.make_doc(text), reference))
+    with pytest.raises(ValueError, match=r"E011.*24 of 24.*ChineseTokenizer"):
+        nlp.initialize(lambda: examples)

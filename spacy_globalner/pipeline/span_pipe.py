@@ -32,6 +32,9 @@ from .gold import aligned_gold_spans
 from .span_output import write_spans
 
 N_INIT_EXAMPLES = 10
+# With at least this many gold spans, losing most of them to misalignment means
+# the tokenizer does not match the corpus: an error, not a warning.
+MIN_SPANS_FOR_MISMATCH = 10
 
 
 class GoldSummary:
@@ -134,6 +137,14 @@ class SpanPipe(TrainablePipe):
         summary = GoldSummary()
         for example in get_examples():
             summary.add(*aligned_gold_spans(example, self.key))
+        total = len(summary.widths) + len(summary.missed)
+        if total >= MIN_SPANS_FOR_MISMATCH and len(summary.missed) > total / 2:
+            raise ValueError(
+                Errors.E011.format(
+                    count=len(summary.missed), total=total, name=self.name,
+                    example=summary.missed[0].text,
+                )
+            )
         if summary.missed:
             warnings.warn(
                 Warnings.W002.format(
