@@ -1,0 +1,207 @@
+"""Helpers shared by the tests/test_shipping_*.py modules: small trained pipelines
+for each component, built once per test process, and their predictions as
+comparable values. The tests at the bottom check the shared records writer.
+"""
+import contextlib
+import functools
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pytest
+import spacy
+import torch
+from spacy.language import Language
+from spacy.training import Example
+from spacy.util import fix_random_seed
+
+from spacy_globalner.corpora import read_nested_jsonl
+from spacy_globalner.scale import annotate, doc_to_record, read_records, read_texts, write_jsonl
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+GENIA_TRAIN = REPO_ROOT / "project" / "assets" / "genia" / "train.jsonl"
+GENIA_DEV = REPO_ROOT / "project" / "assets" / "genia" / "dev.jsonl"
+
+SMALL_TOK2VEC = {
+    "@architectures": "spacy.HashEmbedCNN.v2",
+    "pretrained_vectors": None,
+    "width": 32,
+    "depth": 1,
+    "embed_size": 500,
+    "window_size": 1,
+    "maxout_pieces": 2,
+    "subword_features": True,
+}
+# Small heads: these tests check plumbing (processes, packages, bytes), not accuracy.
+SMALL_MODELS: Dict[str, Dict] = {
+    "global_pointer": {"head_width": 16},
+    "lcrf_ner": {},
+    "crener": {
+        "token_width": 16,
+        "grid_width": 8,
+        "distance_width": 4,
+        "region_width": 4,
+        "conv_width": 8,
+        "attention_heads": 2,
+        "biaffine_width": 8,
+        "predictor_width": 8,
+    },
+}
+# crener's grid needs more than a few updates to clear its learned threshold;
+# a lower margin makes the small model predict something to compare.
+SMALL_SETTINGS: Dict[str, Dict] = {"crener": {"threshold": -0.5}}
+COMPONENTS = list(SMALL_MODELS)
+N_TRAIN_DOCS = 20
+N_UPDATES = 8
+
+
+def component_params() -> List:
+    """The components as pytest params; one whose factory is not registered yet
+    (a colleague's work in progress) is skipped rather than failed.
+    """
+    return [
+        pytest.param(name, marks=pytest.mark.skipif(
+            not Language.has_factory(name), reason=f"factory {name!r} not registered"
+        ))
+        for name in COMPONENTS
+    ]
+
+
+def small_config(name: str) -> Dict:
+    model = dict(Language.get_factory_meta(name).default_config["model"])
+    model.update(SMALL_MODELS[name])
+    model["tok2vec"] = dict(SMALL_TOK2VEC)
+    return {"model": model, **SMALL_SETTINGS.get(name, {})}
+
+
+def genia_docs(nlp: Language, limit: int = N_TRAIN_DOCS, path: Path = GENIA_TRAIN):
+    return list(read_nested_jsonl(path, nlp.vocab, limit=limit))
+
+
+@contextlib.contextmanager
+def one_torch_thread():
+    """Tiny models on a shared 2-core machine: one intra-op thread is ~4x faster
+    than two contending ones. The caller's setting is restored.
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def train_small(name: str, *, seed: int = 0, n_updates: int = N_UPDATES) -> Tuple[Language, List[float]]:
+    """A blank English pipeline with one small component trained on GENIA docs.
+
+    RETURNS (Tuple[Language, List[float]]): The pipeline and its loss per update.
+    """
+    fix_random_seed(seed)
+    nlp = spacy.blank("en")
+    nlp.add_pipe(name, config=small_config(name))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp)]
+    with warnings.catch_warnings(), one_torch_thread():
+        warnings.simplefilter("ignore")  # W100: lcrf_ner learns the outer layer only
+        optimizer = nlp.initialize(lambda: examples)
+        history = []
+        for _ in range(n_updates):
+            losses = nlp.update(examples, sgd=optimizer, losses={})
+            history.append(losses[name])
+    return nlp, history
+
+
+@functools.lru_cache(maxsize=None)
+def trained_dir(name: str) -> Path:
+    """A small trained pipeline for `name`, saved once per test process."""
+    nlp, _ = train_small(name)
+    path = Path(tempfile.mkdtemp(prefix=f"shipping-{name}-")) / "pipeline"
+    nlp.meta["name"] = f"shipping_{name}"
+    nlp.meta["version"] = "0.0.1"
+    nlp.to_disk(path)
+    return path
+
+
+def sample_texts(n: int = 40) -> List[str]:
+    """Dev sentences (unseen in training), plus a few edge cases."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        texts = [doc.text for doc in genia_docs(spacy.blank("en"), limit=n, path=GENIA_DEV)]
+    return texts + ["", "IL-2", "  ", "NF-kappa B activation in T cells ."]
+
+
+def predictions(docs) -> List[Tuple]:
+    """What a pipeline predicted, comparable with ==: spans with scores rounded
+    to 4 decimals (batched and unbatched matmuls differ in the last bits), ents.
+    """
+    out = []
+    for doc in docs:
+        record = doc_to_record(doc)
+        spans = tuple(
+            (s["key"], s["start"], s["end"], s["label"],
+             None if s["score"] is None else round(s["score"], 4))
+            for s in record["spans"]
+        )
+        ents = tuple((e["start"], e["end"], e["label"]) for e in record["ents"])
+        out.append((doc.text, spans, ents))
+    return out
+
+
+def records_equal(got: List[Dict], expected: List[Dict], *, atol: float = 1e-4) -> None:
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert (a["id"], a["text"], a["ents"]) == (b["id"], b["text"], b["ents"])
+        assert len(a["spans"]) == len(b["spans"]), (a, b)
+        for sa, sb in zip(a["spans"], b["spans"]):
+            assert {k: v for k, v in sa.items() if k != "score"} == {
+                k: v for k, v in sb.items() if k != "score"
+            }
+            if sb["score"] is None:
+                assert sa["score"] is None
+            else:
+                assert sa["score"] == pytest.approx(sb["score"], abs=atol)
+
+
+# The shared records writer --------------------------------------------------
+
+
+def test_records_round_trip_jsonl(tmp_path):
+    nlp = spacy.load(trained_dir("global_pointer"))
+    texts = sample_texts(8)
+    corpus = tmp_path / "corpus.jsonl"
+    write_jsonl(corpus, ({"id": f"d{i}", "text": t} for i, t in enumerate(texts)))
+    assert [t for _, t in read_texts(corpus)] == texts
+    count = write_jsonl(tmp_path / "out.jsonl", annotate(nlp, read_texts(corpus), batch_size=3))
+    assert count == len(texts)
+    records = read_records(tmp_path / "out.jsonl")
+    assert [r["id"] for r in records] == [f"d{i}" for i in range(len(texts))]
+    direct = [doc_to_record(doc, doc_id=f"d{i}") for i, doc in enumerate(nlp.pipe(texts))]
+    records_equal(records, direct)
+    for record in records:
+        for span in record["spans"]:
+            assert record["text"][span["start_char"]:span["end_char"]]
+            assert isinstance(span["score"], float)
+
+
+def test_read_texts_plain_and_errors(tmp_path):
+    plain = tmp_path / "corpus.txt"
+    plain.write_text("one\n\nthree\n", encoding="utf8")
+    assert list(read_texts(plain)) == [(None, "one"), (None, ""), (None, "three")]
+    with pytest.raises(ValueError, match=r"\[E400\]"):
+        list(read_texts(tmp_path / "missing.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\n{"txt": "no"}\n', encoding="utf8")
+    with pytest.raises(ValueError, match=r"\[E401\].*line 2"):
+        list(read_texts(bad))
+
+
+def test_scale_cli_matches_pipe(tmp_path):
+    from spacy_globalner.scale.__main__ import main
+
+    texts = sample_texts(6)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    assert main(["annotate", str(trained_dir("global_pointer")), str(corpus), str(out)]) == 0
+    nlp = spacy.load(trained_dir("global_pointer"))
+    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
