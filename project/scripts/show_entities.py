@@ -7,9 +7,8 @@ import argparse
 import spacy
 
 SAMPLE_TEXT = (
-    "Activation of the CD28 surface receptor provides a major costimulatory signal "
-    "for T cell activation resulting in enhanced production of interleukin-2 (IL-2) "
-    "and cell proliferation in human peripheral blood T cells."
+    "The IL-2 gene promoter is activated by NF-kappa B and c-Rel in human T cells "
+    "and in Jurkat T cells, but not in human monocytes."
 )
 
 
