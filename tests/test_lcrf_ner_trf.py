@@ -1,0 +1,59 @@
+"""lcrf_ner from its configs: both validate, and the transformer one learns
+through a TransformerListener over a tiny BERT built in the test.
+"""
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.cli.debug_config import debug_config
+from spacy.tokens import DocBin
+from thinc.api import fix_random_seed
+
+from test_lcrf_ner import TRAIN_DATA, make_examples
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+@pytest.fixture(scope="module")
+def corpus_path(tmp_path_factory):
+    nlp = spacy.blank("de")
+    path = tmp_path_factory.mktemp("corpus") / "tiny.spacy"
+    DocBin(docs=[example.reference for example in make_examples(nlp)]).to_disk(path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["lcrf_ner.cfg", "lcrf_ner_trf.cfg"])
+def test_config_passes_debug_config(name, corpus_path):
+    pytest.importorskip("spacy_transformers")
+    overrides = {"paths.train": str(corpus_path), "paths.dev": str(corpus_path)}
+    debug_config(CONFIGS / name, overrides=overrides)  # exits with an error where invalid
+
+
+def test_lcrf_ner_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
+    pytest.importorskip("spacy_transformers")
+    fix_random_seed(0)
+    config = spacy.util.load_config(
+        CONFIGS / "lcrf_ner_trf.cfg", overrides={"paths.transformer": str(tiny_bert_path)}
+    )
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.005
+    first = last = None
+    for _ in range(40):
+        losses = {}
+        # As `spacy train` does: update without sgd, then finish each pipe, so
+        # the transformer's gradient is applied in the same step.
+        nlp.update(examples, sgd=False, losses=losses, drop=0.0)
+        for _, pipe in nlp.pipeline:
+            pipe.finish_update(optimizer)
+        first = losses["lcrf_ner"] if first is None else first
+        last = losses["lcrf_ner"]
+    assert last < first / 5
+    assert nlp.evaluate(examples)["ents_f"] >= 0.5
+    nlp.to_disk(tmp_path / "trf")
+    loaded = spacy.load(tmp_path / "trf")
+    for text, _ in TRAIN_DATA:
+        assert [(e.start, e.end, e.label_) for e in loaded(text).ents] == [
+            (e.start, e.end, e.label_) for e in nlp(text).ents
+        ]
