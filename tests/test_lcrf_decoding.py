@@ -139,7 +139,9 @@ def test_span_probabilities_match_brute_force(seed):
     emissions, transitions = random_case(rng, [4, 3], n_tags=5, scale=1.0)
     spans = [(0, 0, 1, 0), (0, 0, 4, 1), (0, 1, 3, 0), (0, 3, 4, 1), (1, 0, 3, 0), (1, 2, 3, 1)]
     doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
-    probs = span_probabilities(emissions, numpy.asarray([4, 3]), transitions, doc_ids, starts, ends, labels, 2)
+    probs = span_probabilities(
+        emissions, numpy.asarray([4, 3]), transitions, doc_ids, starts, ends, labels, 2
+    )
     assert probs.dtype == numpy.float32
     assert ((probs >= 0) & (probs <= 1)).all()
     for prob, (doc, start, end, label) in zip(probs, spans):

@@ -173,7 +173,7 @@ def test_pipe_with_mixed_batch_lengths(trained):
 def test_gold_from_flat_spans_key():
     fix_random_seed(0)
     nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner", config={"spans_key": "flat"})
+    nlp.add_pipe("lcrf_ner", config={"spans_key": "flat"})
     examples = make_examples(nlp, key="flat")
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(30):

@@ -44,7 +44,8 @@ def viterbi(
     dtype = numpy.result_type(emissions.dtype, transitions.dtype)
     emissions = emissions.astype(dtype, copy=False)
     transitions = transitions.astype(dtype, copy=False)
-    start, end, step = transitions[n_tags, :n_tags], transitions[:n_tags, n_tags + 1], transitions[:n_tags, :n_tags]
+    start, end = transitions[n_tags, :n_tags], transitions[:n_tags, n_tags + 1]
+    step = transitions[:n_tags, :n_tags]
     tags = numpy.full((n_docs, max_length), n_tags - 1, dtype="int64")
     if max_length == 0:
         return tags, numpy.zeros((n_docs,), dtype=dtype)

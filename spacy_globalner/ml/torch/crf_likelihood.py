@@ -7,7 +7,9 @@ vectorised over docs and tags; only the time steps are a Python loop.
 import torch
 
 
-def crf_log_partition(emissions: torch.Tensor, transitions: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+def crf_log_partition(
+    emissions: torch.Tensor, transitions: torch.Tensor, lengths: torch.Tensor
+) -> torch.Tensor:
     """log Z of each doc: the log-sum-exp of the scores of all tag sequences.
 
     emissions (torch.Tensor): Tag scores (n_docs, max_length, n_tags), padded.
