@@ -1,5 +1,5 @@
 """The `global_pointer` component: nested and flat NER by scoring every span."""
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 import math
 import warnings
 
@@ -8,7 +8,6 @@ import torch
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
-from spacy.util import registry
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats3d
@@ -16,6 +15,7 @@ from thinc.types import Floats3d
 from ..decoding import SpanArrays
 from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
 from ..errors import Errors, Warnings
+from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.multilabel_loss import global_pointer_loss
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
