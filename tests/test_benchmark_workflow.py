@@ -1,0 +1,159 @@
+"""The benchmark workflow's scripts (project/scripts): config composition and
+the report, on tiny fake inputs. Fast: nothing is trained."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.util import load_model_from_config
+from thinc.api import Config
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "project" / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+import bench_code  # noqa: E402  (registers the benchmark's logger and step timer)
+import make_configs  # noqa: E402
+import report  # noqa: E402
+from benchmark_corpora import CORPORA, HEADS, parse_heads  # noqa: E402
+
+ENCODER_SECTIONS = ("optimizer", "batcher")
+
+
+def registered(head: str) -> bool:
+    spacy.blank("en")  # spaCy registers its own factories on first use
+    config = make_configs.read(make_configs.CONFIG_DIR / "heads" / f"{head}.cfg")
+    (component,) = config["components"].keys()
+    return Language.has_factory(config["components"][component]["factory"])
+
+
+def encoder_block(config: Config, encoder: str = "tok2vec") -> dict:
+    """What must be identical across heads: encoder, listener, optimizer, batcher, budget."""
+    (head,) = [name for name in config["nlp"]["pipeline"] if name != encoder]
+    return {
+        "encoder": config["components"][encoder],
+        "listener": config["components"][head]["model"]["tok2vec"],
+        "training": {key: config["training"][key] for key in ENCODER_SECTIONS},
+        "budget": (config["training"]["max_steps"], config["training"]["seed"],
+                   config["system"]["seed"]),
+        "corpora": config["corpora"],
+    }
+
+
+@pytest.fixture(scope="module")
+def composed():
+    return {
+        head: make_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
+        for head in HEADS
+    }
+
+
+def test_every_head_has_a_config_and_a_budgeted_corpus():
+    for head in HEADS:
+        assert (make_configs.CONFIG_DIR / "heads" / f"{head}.cfg").exists()
+    assert {"genia", "germeval2014", "wnut17", "weibo", "resume", "cluener"} <= set(CORPORA)
+    assert parse_heads("all") == HEADS
+    assert parse_heads("ner,spancat") == ["ner", "spancat"]
+    with pytest.raises(SystemExit):
+        parse_heads("nerr")
+
+
+def test_heads_share_an_identical_encoder_block(composed):
+    blocks = {head: encoder_block(config) for head, config in composed.items()}
+    first = blocks[HEADS[0]]
+    for head, block in blocks.items():
+        assert block == first, head
+    assert composed["global_pointer_efficient"]["components"]["global_pointer"]["model"]["efficient"]
+    assert not composed["global_pointer"]["components"]["global_pointer"]["model"]["efficient"]
+
+
+def test_budget_and_spancat_sizes(composed):
+    for config in composed.values():
+        assert config["training"]["max_steps"] == 7
+        assert config["training"]["eval_frequency"] == 7
+        assert config["training"]["patience"] == 0
+    assert composed["spancat"]["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_composed_config_validates(composed, head):
+    if not registered(head):
+        pytest.skip(f"the factory of {head} is not registered yet")
+    config = Config().from_str(composed[head].to_str(interpolate=False))
+    nlp = load_model_from_config(config, auto_fill=True, validate=True)
+    assert nlp.pipe_names[0] == "tok2vec" and len(nlp.pipe_names) == 2
+
+
+def test_chinese_corpora_get_the_character_tokenizer():
+    config = make_configs.compose("global_pointer", lang="zh", steps=5)
+    assert config["nlp"]["lang"] == "zh"
+    assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
+    nlp = load_model_from_config(Config().from_str(config.to_str(interpolate=False)), auto_fill=True)
+    assert [t.text for t in nlp.make_doc("北京大学")] == ["北", "京", "大", "学"]
+
+
+def test_transformer_encoder_is_shared_too():
+    pytest.importorskip("spacy_transformers")
+    configs = [make_configs.compose(head, encoder="trf", steps=5, transformer="some/model")
+               for head in ("global_pointer", "ner", "spancat")]
+    blocks = [encoder_block(config, "transformer") for config in configs]
+    assert all(block == blocks[0] for block in blocks)
+    assert blocks[0]["listener"]["@architectures"] == "spacy-transformers.TransformerListener.v1"
+    assert configs[0]["paths"]["transformer"] == "some/model"
+
+
+def test_training_seconds_replaces_evaluation_steps_by_a_median_update():
+    starts = {0: 0.0, 1: 10.0, 2: 11.0, 3: 12.0}
+    ends = {0: 9.0, 1: 11.0, 2: 12.0, 3: 20.0}  # steps 0 and 3 include an evaluation
+    # four 1 s updates and the 1 s of batching between steps 0 and 1
+    assert bench_code.training_seconds(starts, ends, [0, 3]) == pytest.approx(5.0)
+    assert bench_code.training_seconds({}, {}, []) == 0.0
+
+
+def fake_run(nested: bool, gp_f: float) -> dict:
+    def head(f, train_wps, overhead, exponent):
+        acc = {"p": f, "r": f, "f": f, "per_type": {"X": {"p": f, "r": f, "f": f}}}
+        points = [{"n_tokens": n, "seconds": n / 1e4, "peak_rss_growth_mb": n / 100}
+                  for n in (100, 1000)]
+        return {
+            "train": {"steps": 7, "train_words_per_second": train_wps, "train_seconds": 3.0,
+                      "wall_seconds": 9.0},
+            "accuracy": {"spans": acc, "ents": acc, **({"outer": acc} if nested else {})},
+            "prediction": {"full": {"words_per_second": 900.0, "peak_rss_growth_mb": 5.0},
+                           "encoder": {"words_per_second": 1000.0},
+                           "head_overhead": overhead},
+            "length_scaling": {"points": points, "memory_exponent": exponent},
+        }
+
+    return {
+        "corpus": {"nested": nested, "train_limit": 10, "lang": "en"},
+        "corpus_stats": {"train": {"n_tokens": 100}, "dev": {"n_docs": 5}},
+        "machine": {"cpu": "fake", "cpu_count": 2, "threads": {"torch": 1}},
+        "command": "spacy project run benchmark project/",
+        "heads": {
+            "global_pointer": head(gp_f, 500.0, 0.05, 1.0),
+            "crener": head(0.4, 100.0, 2.0, 2.0),
+            "lcrf_ner": head(0.3, 600.0, 0.04, 1.0),
+            "ner": head(0.5, 700.0, 0.03, 1.0),
+            "spancat": head(0.2, 400.0, 0.5, 1.0),
+        },
+    }
+
+
+def test_report_writes_table_goals_and_plots(tmp_path):
+    results = {"runs": {"nested_fake": {"cpu": fake_run(True, 0.6)},
+                        "flat_fake": {"cpu": fake_run(False, 0.45)}}}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results))
+    sys.argv = ["report.py", str(path), str(tmp_path / "out")]
+    report.main()
+    table = (tmp_path / "out" / "table.md").read_text()
+    for name in ("f1.png", "throughput.png", "memory_vs_length.png"):
+        assert (tmp_path / "out" / name).stat().st_size > 1000
+    assert "## nested_fake (cpu encoder)" in table and "## flat_fake (cpu encoder)" in table
+    assert "| global_pointer | 60.0 | 60.0 | 60.0 | 60.0 |" in table
+    assert "| global_pointer >= spancat (all spans F) | yes | global_pointer 60.0 vs spancat 20.0 |" in table
+    assert "| global_pointer >= ner (ents F) | **no** | global_pointer 45.0 vs ner 50.0 |" in table
+    assert "| global_pointer training throughput >= lcrf_ner | **no** |" in table
+    assert "| crener prediction memory grows linearly (exponent <= 1.3) | **no** | exponent 2.00 |" in table
