@@ -11,6 +11,8 @@ loaded pipeline, which is shipped to them through Ray's object store).
 
 Needs the optional `ray` extra: pip install "spacy-globalner[ray]".
 """
+import math
+import os
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
@@ -150,7 +152,13 @@ def ray_annotate(
     if not input_path.is_file():
         raise ValueError(Errors.E400.format(path=input_path))
     if not ray.is_initialized():
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        init_args: Dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False}
+        if address is None:
+            # A local instance with only os.cpu_count() CPUs deadlocks when the
+            # actors take them all: the read tasks need one more.
+            needed = math.ceil(num_workers * num_cpus_per_worker) + 1
+            init_args.update(num_cpus=max(os.cpu_count() or 1, needed), include_dashboard=False)
+        ray.init(address=address, **init_args)
     # Ray puts a large constructor argument in its object store, so a loaded
     # pipeline travels as bytes to each worker; a name or path is loaded there.
     shipped = _serialize_pipeline(model) if isinstance(model, Language) else str(model)
