@@ -41,9 +41,10 @@ def crener_head(
     gradients of those grids.
 
     Windows are sorted by length and run in chunks of at most `max_batch_cells`
-    grid cells, each padded to its own longest window, so that one long window
-    neither pads a batch of short ones nor holds the whole batch's grids in
-    memory at prediction time.
+    grid cells, each padded to its own longest window and holding only windows
+    that fill at least half of it, so that one long window neither pads a
+    batch of short ones nor holds the whole batch's grids in memory at
+    prediction time.
 
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
@@ -124,18 +125,19 @@ def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Call
 
 
 def _chunks(windows: Ints2d, max_cells: int) -> List[numpy.ndarray]:
-    """Window indices, longest first, in runs whose padded grids fit max_cells
+    """Window indices, longest first, in chunks whose padded grids fit
+    max_cells and where no window fills less than half of its padded grid
     (a window larger than max_cells runs alone)."""
     lengths = numpy.asarray(windows[:, _END] - windows[:, _START])
     order = numpy.argsort(-lengths, kind="stable")
+    cells = (lengths[order].astype("int64") ** 2).tolist()
     chunks = []
     lo = 0
-    while lo < order.size:
-        # Sorted longest first, so the first window sets the chunk's padding.
-        per_window = int(lengths[order[lo]]) ** 2
-        size = max(1, max_cells // per_window)
-        chunks.append(order[lo : lo + size])
-        lo += size
+    for hi in range(1, len(cells) + 1):
+        # Sorted longest first, so the chunk's first window sets its padding.
+        if hi == len(cells) or (hi - lo + 1) * cells[lo] > max_cells or 2 * cells[hi] < cells[lo]:
+            chunks.append(order[lo:hi])
+            lo = hi
     return chunks
 
 

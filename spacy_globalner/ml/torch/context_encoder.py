@@ -1,4 +1,6 @@
 """A light BiLSTM context layer over token vectors, as in W2NER (plain torch)."""
+import warnings
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -25,6 +27,12 @@ class BiLSTMContext(nn.Module):
             residual keeps the tok2vec's features reachable from the start.
         """
         packed = pack_padded_sequence(X, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        output, _ = self.lstm(packed)
+        # oneDNN's LSTM backward on CPU grows far faster than linearly with the
+        # sequence length (2.3 s against 0.2 s for 118 tokens, measured here);
+        # the native kernels are used instead. GPUs use cuDNN either way.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="TF32 acceleration")
+            with torch.backends.mkldnn.flags(enabled=False):
+                output, _ = self.lstm(packed)
         output, _ = pad_packed_sequence(output, batch_first=True, total_length=X.shape[1])
         return X + output.to(X.dtype)
