@@ -114,19 +114,6 @@ class Errors(metaclass=ErrorsWithCodes):
     E206 = ("positive_weight must be a finite number above 0 (the loss "
             "weight of a grid cell that carries a gold tag, relative to an "
             "empty cell; 5.0 by default), got {value!r}.")
-    E200 = ("max_grid_length must be a positive integer (the most tokens "
-            "in one n x n grid window), got {value!r}.")
-    E201 = ("{name} must be an integer of at least {least}, got {value!r}. "
-            "Fix it in the [model] block of the crener component's config.")
-    E202 = ("token_width must be even when context_depth > 0 (each direction "
-            "of the BiLSTM gets half of it), got {value!r}.")
-    E203 = ("token_width={width} must be divisible by attention_heads={heads} "
-            "when enhancement_rounds > 0. Change one of them, or set "
-            "enhancement_rounds = 0.")
-    E204 = ("dilations must be a non-empty list of positive integers, got "
-            "{value!r}. The default is [1, 2, 3].")
-    E205 = ("'{name}' got {got} grid(s) from its model for a window plan of "
-            "{expected} window(s). The model must return one grid per window.")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "
