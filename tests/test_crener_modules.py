@@ -167,6 +167,15 @@ def test_threshold_loss_values_and_gradient():
     assert torch.autograd.gradcheck(lambda x: threshold_multilabel_loss(x, gold), (double,))
 
 
+def test_threshold_loss_positive_weight():
+    logits = torch.tensor([[0.0, 2.0, -1.0], [1.0, 0.5, 3.0], [0.0, 0.0, 0.0]])
+    gold = torch.tensor([[True, False], [False, False], [False, False]])
+    per_cell = torch.stack([threshold_multilabel_loss(logits[i : i + 1], gold[i : i + 1]) for i in range(3)])
+    weighted = threshold_multilabel_loss(logits, gold, positive_weight=4.0)
+    assert torch.allclose(weighted, (4 * per_cell[0] + per_cell[1] + per_cell[2]) / 6)
+    assert torch.allclose(threshold_multilabel_loss(logits, gold), per_cell.mean())
+
+
 def test_threshold_loss_fp16_input_is_fp32_and_finite():
     logits = (torch.randn(10, 5) * 20).half()
     gold = torch.rand(10, 4) > 0.7

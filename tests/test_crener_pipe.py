@@ -94,6 +94,7 @@ def test_add_pipe_defaults():
     assert isinstance(crener, CRENER)
     assert crener.labels == ()
     assert crener.cfg["spans_key"] == "sc" and crener.cfg["threshold"] == 0.0
+    assert crener.cfg["positive_weight"] == 5.0
     assert crener.max_grid_length == 256 and crener.cfg["set_ents"] is True
     assert not crener.is_initialized
 
@@ -137,7 +138,13 @@ def test_uninitialized_predict_raises():
 
 @pytest.mark.parametrize(
     "config,code",
-    [({"threshold": float("nan")}, "E009"), ({"max_grid_length": 0}, "E200"), ({"max_grid_length": -3}, "E200")],
+    [
+        ({"threshold": float("nan")}, "E009"),
+        ({"max_grid_length": 0}, "E200"),
+        ({"max_grid_length": -3}, "E200"),
+        ({"positive_weight": 0.0}, "E206"),
+        ({"positive_weight": float("inf")}, "E206"),
+    ],
 )
 def test_bad_settings_raise(config, code):
     nlp = _nlp()

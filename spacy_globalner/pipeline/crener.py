@@ -64,6 +64,7 @@ GridScores = Tuple[List[Floats3d], Ints2d]
         "model": DEFAULT_CRENER_MODEL_CONFIG,
         "spans_key": "sc",
         "threshold": 0.0,
+        "positive_weight": 5.0,
         "max_grid_length": 256,
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
@@ -84,6 +85,7 @@ def make_crener(
     model: Model[List[Doc], GridScores],
     spans_key: str,
     threshold: float,
+    positive_weight: float,
     max_grid_length: int,
     set_ents: bool,
     ents_filter: EntsFilter,
@@ -99,6 +101,7 @@ def make_crener(
         name,
         spans_key=spans_key,
         threshold=threshold,
+        positive_weight=positive_weight,
         max_grid_length=max_grid_length,
         set_ents=set_ents,
         ents_filter=ents_filter,
@@ -111,8 +114,9 @@ class CRENER(SpanPipe):
     and decode the entities from the cells above threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a margin over the
-    threshold class), max_grid_length (most tokens in one grid window) and
-    set_ents.
+    threshold class), positive_weight (weight in the loss of a cell carrying a
+    gold tag, relative to an empty cell), max_grid_length (most tokens in one
+    grid window) and set_ents.
     """
 
     def __init__(
@@ -123,13 +127,16 @@ class CRENER(SpanPipe):
         *,
         spans_key: str = "sc",
         threshold: float = 0.0,
+        positive_weight: float = 5.0,
         max_grid_length: int = 256,
         set_ents: bool = True,
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
     ) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+        if not _is_finite_number(threshold):
             raise ValueError(Errors.E009.format(value=threshold))
+        if not _is_finite_number(positive_weight) or positive_weight <= 0:
+            raise ValueError(Errors.E206.format(value=positive_weight))
         _check_grid_length(max_grid_length)
         super().__init__(
             vocab,
@@ -140,6 +147,7 @@ class CRENER(SpanPipe):
             ents_filter=ents_filter,
             scorer=scorer,
             threshold=float(threshold),
+            positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
         )
         self.model.attrs["max_grid_length"] = max_grid_length
@@ -198,8 +206,8 @@ class CRENER(SpanPipe):
         )
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:
-        """The thresholded multi-label cross-entropy, averaged over all cells
-        of all windows, in fp32.
+        """The thresholded multi-label cross-entropy over all cells of all
+        windows, in fp32; cells carrying a gold tag weigh positive_weight.
 
         RETURNS (Tuple[float, List[Floats3d]]): The loss and its gradient
             w.r.t. each window's grid.
@@ -215,7 +223,9 @@ class CRENER(SpanPipe):
         n_channels = grids[0].shape[-1]
         flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids])
         logits = xp2torch(flat, requires_grad=True)
-        loss = threshold_multilabel_loss(logits, torch.as_tensor(gold, device=logits.device))
+        loss = threshold_multilabel_loss(
+            logits, torch.as_tensor(gold, device=logits.device), self.cfg["positive_weight"]
+        )
         loss.backward()
         d_flat = torch2xp(logits.grad).astype(flat.dtype, copy=False)
         bounds = numpy.cumsum([0] + [grid.shape[0] * grid.shape[1] for grid in grids])
@@ -252,6 +262,10 @@ class CRENER(SpanPipe):
             )
             grids.append(grid.reshape(-1, grid.shape[-1]))
         return numpy.concatenate(grids)
+
+
+def _is_finite_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def _check_grid_length(value: Any) -> None:
