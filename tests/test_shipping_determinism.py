@@ -1,0 +1,19 @@
+"""With a fixed seed, two CPU training runs give identical losses and predictions."""
+import pytest
+
+from test_shipping_common import (
+    component_params, one_torch_thread, predictions, sample_texts, train_small,
+)
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_same_seed_same_training(name):
+    texts = sample_texts(8)
+    first, first_losses = train_small(name, seed=0, n_updates=4)
+    second, second_losses = train_small(name, seed=0, n_updates=4)
+    assert first_losses == second_losses  # bit for bit, not approx
+    with one_torch_thread():
+        assert predictions(first.pipe(texts)) == predictions(second.pipe(texts))
+    assert first.get_pipe(name).model.to_bytes() == second.get_pipe(name).model.to_bytes()
+    _, other_losses = train_small(name, seed=1, n_updates=4)
+    assert other_losses != first_losses  # the seed is what makes them equal
