@@ -58,7 +58,7 @@ def test_global_pointer_loss_half_logits(dtype):
     loss.backward()
     assert half.grad.dtype == dtype and finite(half.grad)
     reference = global_pointer_loss(half.detach().float(), gold, valid, group, n_groups)
-    assert float(loss) == pytest.approx(float(reference), rel=1e-6)
+    assert loss.item() == pytest.approx(reference.item(), rel=1e-6)
 
 
 @pytest.mark.parametrize("dtype", HALF)
@@ -75,7 +75,7 @@ def test_threshold_loss_half_logits(dtype):
     loss.backward()
     assert finite(half.grad)
     reference = threshold_multilabel_loss(half.detach().float(), gold, positive_weight=5.0)
-    assert float(loss) == pytest.approx(float(reference), rel=1e-6)
+    assert loss.item() == pytest.approx(reference.item(), rel=1e-6)
 
 
 @pytest.mark.parametrize("dtype", HALF)
@@ -87,11 +87,11 @@ def test_crf_nll_half_emissions(dtype):
     tags = torch.randint(0, n_tags, (n_docs, length))
     lengths = torch.tensor([7, 3, 0])  # a full doc, a padded one, an empty one
     loss = crf_nll(emissions, transitions, tags, lengths)
-    assert loss.dtype == torch.float32 and finite(loss) and float(loss) >= -1e-3
+    assert loss.dtype == torch.float32 and finite(loss) and loss.item() >= -1e-3
     loss.backward()
     assert finite(emissions.grad) and finite(transitions.grad)
     reference = crf_nll(emissions.detach().float(), transitions.detach().float(), tags, lengths)
-    assert float(loss) == pytest.approx(float(reference), rel=1e-5)
+    assert loss.item() == pytest.approx(reference.item(), rel=1e-5)
 
 
 def _float_arrays(value):
