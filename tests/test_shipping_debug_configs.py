@@ -16,21 +16,33 @@ from test_shipping_common import GENIA_DEV, GENIA_TRAIN, REPO_ROOT
 CONFIGS = sorted((REPO_ROOT / "configs").glob("*.cfg"))
 
 
-# spacy debug data resolves [training] from nlp.config.interpolate(), which leaves
-# a reference to another section's value (total_steps = ${training.max_steps})
-# a string; spacy train resolves it. The fix is in the config: write the number.
-DEBUG_DATA_KNOWN_FAILURES = {
-    "crener": "total_steps = ${training.max_steps} is not resolved by debug data",
-    "crener_zh": "total_steps = ${training.max_steps} is not resolved by debug data",
-}
+def optimizer_references_training(path: Path) -> bool:
+    """Whether a [training.optimizer...] value refers to ${training.*}.
+
+    spacy debug data resolves [training] from nlp.config.interpolate(), which
+    leaves such a reference (total_steps = ${training.max_steps}) a string and
+    fails validation, though spacy train resolves it. The fix is in the config:
+    write the number. Until then the config's debug data test is an expected
+    failure, and it runs for real as soon as the config is fixed.
+    """
+    section = ""
+    for line in path.read_text(encoding="utf8").splitlines():
+        if line.startswith("["):
+            section = line
+        elif section.startswith("[training.optimizer") and "${training." in line:
+            return True
+    return False
 
 
-def config_params(known_failures=None):
+def config_params(*, debug_data: bool = False):
     params = []
     for path in CONFIGS:
         marks = [pytest.mark.slow] if "trf" in path.stem else []
-        if known_failures and path.stem in known_failures:
-            marks.append(pytest.mark.xfail(reason=known_failures[path.stem], strict=True))
+        if debug_data and optimizer_references_training(path):
+            marks.append(pytest.mark.xfail(
+                reason="debug data leaves ${training.*} in [training.optimizer] unresolved",
+                strict=True,
+            ))
         params.append(pytest.param(path, id=path.stem, marks=marks))
     return params
 
@@ -103,7 +115,7 @@ def test_debug_config(config_path, corpora, request):
     debug_config(config_path, overrides=overrides(config_path, corpora, request))
 
 
-@pytest.mark.parametrize("config_path", config_params(DEBUG_DATA_KNOWN_FAILURES))
+@pytest.mark.parametrize("config_path", config_params(debug_data=True))
 def test_debug_data(config_path, corpora, request, capsys):
     try:
         debug_data(config_path, config_overrides=overrides(config_path, corpora, request),
