@@ -13,6 +13,7 @@ spacy-globalner itself goes in as a wheel built from this checkout.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,14 @@ def test_package_install_load_predict(tmp_path):
         run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
                    str(package_dir)])
         packages.append(f"{meta['lang']}_{meta['name']}")
-    run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(repo)])
+    # Build from a copy of the sources: the checkout's build/ may hold stale modules.
+    source = tmp_path / "source"
+    shutil.copytree(repo / "spacy_globalner", source / "spacy_globalner",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for filename in ("setup.cfg", "setup.py", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in"):
+        if (repo / filename).exists():
+            shutil.copy(repo / filename, source / filename)
+    run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)])
     constraints = frozen_constraints(tmp_path / "constraints.txt")
     run(pip + ["download", "-q", "-d", str(wheels), "--constraint", str(constraints)]
         + [str(w) for w in wheels.glob("*.whl")])
