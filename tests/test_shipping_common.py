@@ -2,8 +2,10 @@
 for each component, built once per test process, and their predictions as
 comparable values. The tests at the bottom check the shared records writer.
 """
+import atexit
 import contextlib
 import functools
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -115,7 +117,9 @@ def train_small(name: str, *, seed: int = 0, n_updates: int = N_UPDATES) -> Tupl
 def trained_dir(name: str) -> Path:
     """A small trained pipeline for `name`, saved once per test process."""
     nlp, _ = train_small(name)
-    path = Path(tempfile.mkdtemp(prefix=f"shipping-{name}-")) / "pipeline"
+    folder = tempfile.mkdtemp(prefix=f"shipping-{name}-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = Path(folder) / "pipeline"
     nlp.meta["name"] = f"shipping_{name}"
     nlp.meta["version"] = "0.0.1"
     nlp.to_disk(path)
