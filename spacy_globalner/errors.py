@@ -27,6 +27,11 @@ class Warnings(metaclass=ErrorsWithCodes):
             "tokenization of the training data for '{name}' and were left out "
             "of the loss (for example '{example}'). Check that the corpus "
             "tokenizer matches the pipeline's, or fix the character offsets.")
+    W004 = ("{count} gold span(s) in a training batch for '{name}' could not "
+            "be mapped onto the predicted tokens and were left out of the loss "
+            "(for example '{example}'). Reported once; later ones are counted in "
+            "nlp.get_pipe('{name}').n_unaligned_gold. Check that the corpus "
+            "tokenizer matches the pipeline's, or fix the character offsets.")
     W003 = ("The training data for '{name}' has no gold spans in "
             "doc.spans['{key}'] or doc.ents: the component will learn to "
             "predict nothing.")

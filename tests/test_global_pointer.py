@@ -228,3 +228,20 @@ def test_tokenizer_that_does_not_match_the_corpus_is_an_error():
         examples.append(Example(nlp.make_doc(text), reference))
     with pytest.raises(ValueError, match=r"E011.*24 of 24.*ChineseTokenizer"):
         nlp.initialize(lambda: examples)
+
+
+def test_update_on_unaligned_gold_warns_once_and_counts():
+    nlp, pipe, _ = overfit(n_iter=1)
+    clone = spacy.blank("en")
+    clone_pipe = clone.add_pipe("global_pointer")
+    clone_pipe.from_bytes(pipe.to_bytes())  # a resumed pipe: never initialized here
+    reference = spacy.tokens.Doc(clone.vocab, words=["IL-2", "gene", "x"])
+    reference.spans["sc"] = [Span(reference, 0, 1, "protein")]  # ends inside "IL-2 ge"
+    predicted = spacy.tokens.Doc(clone.vocab, words=["IL-2 ge", "ne", "x"], spaces=[False, True, False])
+    example = Example(predicted, reference)
+    with pytest.warns(UserWarning, match=r"W004.*1 gold span"):
+        clone.update([example])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clone.update([example])
+    assert clone_pipe.n_unaligned_gold == 2

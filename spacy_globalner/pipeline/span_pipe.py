@@ -74,6 +74,10 @@ class SpanPipe(TrainablePipe):
         self.name = name
         self.ents_filter = ents_filter
         self.scorer = scorer
+        # Gold spans that update() could not align: initialize() reports those of
+        # the training corpus (W002); resumed training reports its own (W004).
+        self.n_unaligned_gold = 0
+        self._unaligned_reported = False
         self.cfg: Dict[str, Any] = {
             "labels": [],
             "spans_key": spans_key,
@@ -124,7 +128,14 @@ class SpanPipe(TrainablePipe):
 
     def _gold_spans(self, example: Example) -> List[Span]:
         """Aligned gold spans of one example; unknown labels raise E003."""
-        aligned, _ = aligned_gold_spans(example, self.key)
+        aligned, missed = aligned_gold_spans(example, self.key)
+        if missed:
+            self.n_unaligned_gold += len(missed)
+            if not self._unaligned_reported:
+                self._unaligned_reported = True
+                warnings.warn(
+                    Warnings.W004.format(count=len(missed), name=self.name, example=missed[0].text)
+                )
         labels = set(self.labels)
         for span in aligned:
             if span.label_ not in labels:
@@ -135,6 +146,7 @@ class SpanPipe(TrainablePipe):
 
     def _summarise_gold(self, get_examples: Callable[[], Iterable[Example]]) -> GoldSummary:
         summary = GoldSummary()
+        self._unaligned_reported = True  # reported here for the whole corpus
         for example in get_examples():
             summary.add(*aligned_gold_spans(example, self.key))
         total = len(summary.widths) + len(summary.missed)
