@@ -28,18 +28,18 @@ class BenchCorpus(NamedTuple):
 
 
 CORPORA: Dict[str, BenchCorpus] = {
-    "genia": BenchCorpus("genia", "train.jsonl", "dev.jsonl", "genia", "en", True, 3000, 1000),
+    "genia": BenchCorpus("genia", "train.jsonl", "dev.jsonl", "genia", "en", True, 3000, 400),
     "germeval2014": BenchCorpus(
-        "germeval2014", "germ.train.iob2", "germ.dev.iob2", "germeval", "de", True, 3000, 1000
+        "germeval2014", "germ.train.iob2", "germ.dev.iob2", "germeval", "de", True, 3000, 400
     ),
     "wnut17": BenchCorpus(
-        "wnut17", "wnut17train.conll", "emerging.dev.conll", "conll", "en", False, 0, 1000
+        "wnut17", "wnut17train.conll", "emerging.dev.conll", "conll", "en", False, 0, 400
     ),
     "weibo": BenchCorpus(
-        "weibo", "weiboNER_2nd_conll.train", "weiboNER_2nd_conll.dev", "weibo", "zh", False, 0, 1000
+        "weibo", "weiboNER_2nd_conll.train", "weiboNER_2nd_conll.dev", "weibo", "zh", False, 0, 400
     ),
-    "resume": BenchCorpus("resume", "train.char.bmes", "dev.char.bmes", "bmes", "zh", False, 3000, 1000),
-    "cluener": BenchCorpus("cluener", "train.json", "dev.json", "cluener", "zh", False, 3000, 1000),
+    "resume": BenchCorpus("resume", "train.char.bmes", "dev.char.bmes", "bmes", "zh", False, 3000, 400),
+    "cluener": BenchCorpus("cluener", "train.json", "dev.json", "cluener", "zh", False, 3000, 400),
 }
 
 

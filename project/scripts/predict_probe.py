@@ -7,8 +7,9 @@ python scripts/predict_probe.py MODEL DEV_SPACY --mode full|encoder
 nlp.pipe (tokenization done beforehand, so it is not timed); the best of
 --repeats runs, which is the least disturbed by other processes.
 --length L: one doc of L tokens made of dev sentences one after another.
---mode encoder runs only the encoder component (tok2vec or transformer), so
-full minus encoder is the head's own cost.
+--mode encoder runs only the encoder component (tok2vec or transformer);
+--mode both alternates whole-pipeline and encoder-only runs in one process,
+so both see the same load and full minus encoder is the head's own cost.
 Peak memory: growth of the process's peak RSS (ru_maxrss) over its peak after
 loading and a warm-up on one short doc; on GPU also torch's peak allocation.
 """
@@ -30,7 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("model")
     parser.add_argument("dev")
-    parser.add_argument("--mode", choices=["full", "encoder"], default="full")
+    parser.add_argument("--mode", choices=["full", "encoder", "both"], default="full")
     parser.add_argument("--docs", type=int, default=0)
     parser.add_argument("--length", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3)
@@ -66,8 +67,8 @@ def main() -> None:
             return [Doc(nlp.vocab, words=flat_words[: args.length], spaces=flat_spaces[: args.length])]
         return [Doc(nlp.vocab, words=w, spaces=s) for w, s in zip(words[: args.docs], spaces[: args.docs])]
 
-    def run(docs):
-        if args.mode == "encoder":
+    def run(docs, mode=args.mode):
+        if mode == "encoder":
             with nlp.select_pipes(enable=[encoder]):
                 return list(nlp.pipe(docs, batch_size=args.batch_size))
         return list(nlp.pipe(docs, batch_size=args.batch_size))
@@ -77,13 +78,19 @@ def main() -> None:
     if args.gpu_id >= 0:
         torch.cuda.reset_peak_memory_stats()
     times = []
+    encoder_times = []
     n_tokens = 0
     for _ in range(1 if args.length >= 5000 else args.repeats):
         docs = make_docs()
         n_tokens = sum(len(doc) for doc in docs)
         start = time.perf_counter()
-        run(docs)
+        run(docs, "encoder" if args.mode == "encoder" else "full")
         times.append(time.perf_counter() - start)
+        if args.mode == "both":
+            docs = make_docs()
+            start = time.perf_counter()
+            run(docs, "encoder")
+            encoder_times.append(time.perf_counter() - start)
     result = {
         "mode": args.mode,
         "encoder": encoder,
@@ -97,6 +104,10 @@ def main() -> None:
         "peak_rss_growth_mb": round(peak_rss_mb() - base_rss, 1),
         "threads": torch.get_num_threads(),
     }
+    if encoder_times:
+        result["encoder_seconds"] = round(min(encoder_times), 4)
+        result["encoder_seconds_all"] = [round(t, 4) for t in encoder_times]
+        result["encoder_words_per_second"] = round(n_tokens / min(encoder_times), 1)
     if args.gpu_id >= 0:
         result["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
     sys.stdout.write(json.dumps(result) + "\n")
