@@ -181,3 +181,19 @@ def test_threshold_loss_fp16_input_is_fp32_and_finite():
     gold = torch.rand(10, 4) > 0.7
     loss = threshold_multilabel_loss(logits, gold)
     assert loss.dtype == torch.float32 and torch.isfinite(loss)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_scorer_is_finite_in_reduced_precision(dtype):
+    """Masks use the dtype's own minimum, so fp16/bf16 never overflow."""
+    torch.manual_seed(0)
+    scorer = CRENERScorer(6, **TINY)
+    X = torch.randn(2, 9, 5) * 50
+    lengths = torch.tensor([9, 4])
+    scorer(X, lengths)
+    with torch.autocast("cpu", dtype=dtype):
+        scores = scorer(X, lengths)
+    assert scores.dtype == dtype
+    assert torch.isfinite(scores[0]).all() and torch.isfinite(scores[1, :4, :4]).all()
+    half = scorer.to(dtype)
+    assert torch.isfinite(half(X.to(dtype), lengths)[1, :4, :4]).all()
