@@ -162,12 +162,11 @@ class CRENER(SpanPipe):
         self.cfg["max_grid_length"] = value
         self.model.attrs["max_grid_length"] = value
 
-    def _init_model_shape(self) -> None:
+    def _configure_model(self) -> None:
         self.model.attrs["max_grid_length"] = self.max_grid_length
-        head = self.model.get_ref("head")
-        if self.labels and not head.layers:
-            head.set_dim("nO", n_grid_tags(len(self.labels)), force=True)
-            head.initialize()
+
+    def _n_head_outputs(self) -> int:
+        return n_grid_tags(len(self.labels))
 
     def initialize(
         self,

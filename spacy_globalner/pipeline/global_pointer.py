@@ -129,12 +129,8 @@ class GlobalPointer(SpanPipe):
     def max_span_width(self) -> Optional[int]:
         return self.cfg["max_span_width"]
 
-    def _init_model_shape(self) -> None:
-        head = self.model.get_ref("head")
-        head.attrs["max_span_width"] = self.max_span_width
-        if self.labels and not head.layers:
-            head.set_dim("nO", len(self.labels), force=True)
-            head.initialize()
+    def _configure_model(self) -> None:
+        self.model.get_ref("head").attrs["max_span_width"] = self.max_span_width
 
     def initialize(
         self,

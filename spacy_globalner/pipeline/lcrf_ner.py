@@ -152,12 +152,6 @@ class LinearCRFNER(SpanPipe):
         )
         self.entity_fix_counts = EntityFixCounts()
 
-    def _init_model_shape(self) -> None:
-        head = self.model.get_ref("head")
-        if self.labels and not head.layers:
-            head.set_dim("nO", len(self.labels), force=True)
-            head.initialize()
-
     def initialize(
         self,
         get_examples: Callable[[], Iterable[Example]],

@@ -3,8 +3,10 @@ scoring and the two-phase restore of a lazily built torch head.
 
 A subclass provides the model-specific parts:
 
-- `_init_model_shape()`: size the head from self.cfg (labels, widths) and build
-  its torch module, so that weights can be loaded into it;
+- `_configure_model()`: copy settings from self.cfg into model attrs (widths,
+  window sizes), and `_n_head_outputs()` if the head's nO is not len(labels);
+  the base's `_init_model_shape()` then sizes the head and builds its torch
+  module, so that weights can be loaded into it;
 - `_decode(docs, scores) -> List[SpanArrays]`: pure decoding of model output;
 - `get_loss(examples, scores)` and, where it needs more, `initialize`.
 
@@ -207,7 +209,20 @@ class SpanPipe(TrainablePipe):
         raise NotImplementedError
 
     def _init_model_shape(self) -> None:
-        raise NotImplementedError
+        """Copy cfg settings to the model, then size the head from the labels and
+        build its torch module, so that weights can be loaded into it.
+        """
+        self._configure_model()
+        head = self.model.get_ref("head")
+        if self.labels and not head.layers:
+            head.set_dim("nO", self._n_head_outputs(), force=True)
+            head.initialize()
+
+    def _configure_model(self) -> None:
+        """Copy the settings the model reads from self.cfg into its attrs."""
+
+    def _n_head_outputs(self) -> int:
+        return len(self.labels)
 
     # Training -------------------------------------------------------------
 
