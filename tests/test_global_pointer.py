@@ -245,3 +245,11 @@ def test_update_on_unaligned_gold_warns_once_and_counts():
         warnings.simplefilter("error")
         clone.update([example])
     assert clone_pipe.n_unaligned_gold == 2
+
+
+def test_cfg_edits_after_loading_take_effect():
+    nlp, pipe, _ = overfit(n_iter=30)
+    text = TRAIN_DATA[1][0]
+    assert any(end - start == 3 for start, end, _ in spans_of(nlp(text)))
+    pipe.cfg["max_span_width"] = 2
+    assert spans_of(nlp(text)) and all(end - start <= 2 for start, end, _ in spans_of(nlp(text)))

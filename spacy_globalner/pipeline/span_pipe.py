@@ -196,6 +196,7 @@ class SpanPipe(TrainablePipe):
         RETURNS: The model's scores for the batch (see the architecture).
         """
         self._require_initialized()
+        self._configure_model()  # pick up edits to self.cfg made after loading
         return self.model.predict(list(docs))
 
     def set_annotations(self, docs: Iterable[Doc], scores) -> None:
@@ -241,6 +242,7 @@ class SpanPipe(TrainablePipe):
         examples = list(examples)
         validate_examples(examples, f"{type(self).__name__}.update")
         self._require_initialized()
+        self._configure_model()
         if not any(len(example.predicted) for example in examples):
             return losses
         set_dropout_rate(self.model, drop)
