@@ -1,0 +1,49 @@
+"""global_pointer learns nested NER from a slice of real GENIA with the CPU config."""
+import random
+
+import pytest
+import torch
+from spacy.training import Example
+from spacy.util import load_config, load_model_from_config
+from thinc.api import fix_random_seed
+
+from conftest import REPO_ROOT
+from spacy_globalner.corpora import read_nested_jsonl
+
+GENIA_SLICE = REPO_ROOT / "project" / "assets" / "genia"
+
+
+@pytest.fixture
+def one_torch_thread():
+    # Two threads on two busy cores made updates several times slower here.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.slow
+def test_global_pointer_learns_nested_genia(one_torch_thread):
+    fix_random_seed(0)
+    nlp = load_model_from_config(load_config(REPO_ROOT / "configs" / "global_pointer.cfg"), auto_fill=True)
+    train_docs = list(read_nested_jsonl(GENIA_SLICE / "train.jsonl", nlp.vocab, limit=1000))
+    dev_docs = list(read_nested_jsonl(GENIA_SLICE / "dev.jsonl", nlp.vocab, limit=300))
+    # Like spacy.Corpus: the pipeline re-tokenizes the text, gold is aligned to it.
+    train = [Example(nlp.make_doc(doc.text), doc) for doc in train_docs]
+    dev = [Example(nlp.make_doc(doc.text), doc) for doc in dev_docs]
+    optimizer = nlp.initialize(lambda: train)
+    rng = random.Random(0)
+    for _ in range(8):
+        rng.shuffle(train)
+        for start in range(0, len(train), 32):
+            nlp.update(train[start : start + 32], sgd=optimizer, drop=0.1)
+    scores = nlp.evaluate(dev)
+    nested_found = sum(
+        any(a is not b and a.start <= b.start and b.end <= a.end for b in eg.predicted.spans["sc"])
+        for eg in (Example(nlp(eg.x.text), eg.y) for eg in dev[:100])
+        for a in eg.predicted.spans["sc"]
+    )
+    # Reached spans F 0.566 (ents F 0.534) here, seed 0, 250 updates, ~28 s; a model
+    # predicting nothing scores 0, and the slice's nested share is 11.6%.
+    assert scores["spans_sc_f"] > 0.45
+    assert nested_found > 0  # spans inside other predicted spans: nesting is learned
