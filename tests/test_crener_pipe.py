@@ -1,6 +1,5 @@
 """The `crener` component: construction, labels, bad input, overfitting,
 serialization, evaluation, batching and windowing of long docs."""
-import warnings
 
 import numpy
 import pytest

@@ -14,11 +14,11 @@ import argparse
 import copy
 import json
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Optional
 
 from thinc.api import Config
 
-from benchmark_corpora import HEADS, parse_heads
+from benchmark_corpora import parse_heads
 
 CONFIG_DIR = Path(__file__).parent.parent / "configs" / "benchmark"
 CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}

@@ -6,7 +6,6 @@ Writes OUTPUT_DIR/table.md, f1.png, throughput.png and memory_vs_length.png.
 """
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 

@@ -7,7 +7,6 @@ python scripts/train_speed.py TRAIN.spacy ../configs/global_pointer.cfg ../confi
 import argparse
 import time
 
-import spacy
 import torch
 from spacy.tokens import DocBin
 from spacy.training import Example
