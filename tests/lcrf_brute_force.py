@@ -1,6 +1,6 @@
 """Brute-force references for the linear-chain CRF tests: enumerate every tag
 sequence of a tiny doc. Transitions are [from, to] with START at n_tags and END
-at n_tags + 1, as in spacy_globalner/decoding/iob.py.
+at n_tags + 1, as in spacy_globalner/decoding/lcrf_ner/iob.py.
 """
 import itertools
 

@@ -3,15 +3,15 @@ unbatched, and finite-difference gradient checks on tiny instances."""
 import pytest
 import torch
 
-from spacy_globalner.ml.torch.biaffine import Biaffine
-from spacy_globalner.ml.torch.co_predictor import CoPredictor
-from spacy_globalner.ml.torch.conditional_layer_norm import ConditionalLayerNorm
-from spacy_globalner.ml.torch.context_encoder import BiLSTMContext
-from spacy_globalner.ml.torch.crener import CRENERScorer
-from spacy_globalner.ml.torch.dilated_convolution import DilatedConvolutions
-from spacy_globalner.ml.torch.grid_position import GridPosition, distance_buckets, region_ids
-from spacy_globalner.ml.torch.relation_enhancement import RelationEnhancement
-from spacy_globalner.ml.torch.threshold_loss import threshold_multilabel_loss
+from spacy_globalner.ml.torch.crener.biaffine import Biaffine
+from spacy_globalner.ml.torch.crener.co_predictor import CoPredictor
+from spacy_globalner.ml.torch.crener.conditional_layer_norm import ConditionalLayerNorm
+from spacy_globalner.ml.torch.crener.context_encoder import BiLSTMContext
+from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
+from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvolutions
+from spacy_globalner.ml.torch.crener.grid_position import GridPosition, distance_buckets, region_ids
+from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
+from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 
 TINY = dict(
     token_width=8,

@@ -2,8 +2,8 @@
 import numpy
 import pytest
 
-from spacy_globalner.decoding.entity_fix import entity_fix
-from spacy_globalner.decoding.iob import iob_forbidden, tags_to_spans
+from spacy_globalner.decoding.lcrf_ner.entity_fix import entity_fix
+from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, tags_to_spans
 
 # Three labels: B-A=0, B-B=1, B-C=2, I-A=3, I-B=4, I-C=5, O=6.
 N_LABELS = 3

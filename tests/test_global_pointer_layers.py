@@ -4,7 +4,7 @@ import torch
 from thinc.api import NumpyOps, get_current_ops
 
 from spacy_globalner.ml.layers.global_pointer_head import global_pointer_head
-from spacy_globalner.ml.torch.global_pointer import GlobalPointerScorer
+from spacy_globalner.ml.torch.global_pointer.scorer import GlobalPointerScorer
 
 
 def packed(lengths, width):

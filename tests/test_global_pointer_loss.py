@@ -2,7 +2,7 @@ import numpy
 import pytest
 import torch
 
-from spacy_globalner.ml.torch.multilabel_loss import global_pointer_loss
+from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
 
 
 def direct_loss(logits, gold, valid, group, n_groups):

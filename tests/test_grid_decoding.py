@@ -6,9 +6,9 @@ import numpy
 import pytest
 
 from spacy_globalner.decoding import SpanArrays
-from spacy_globalner.decoding.grid import decode_grid, decode_grid_windows
-from spacy_globalner.decoding.grid_tags import NNC, PNC, encode_grid_entities, htc_channel, n_grid_tags, thc_channel
-from spacy_globalner.decoding.grid_windows import merge_window_spans, plan_windows
+from spacy_globalner.decoding.crener.decode import decode_grid, decode_grid_windows
+from spacy_globalner.decoding.crener.tags import NNC, PNC, encode_grid_entities, htc_channel, n_grid_tags, thc_channel
+from spacy_globalner.decoding.crener.windows import merge_window_spans, plan_windows
 
 
 def _round_trip(length, entities, n_labels):

@@ -2,10 +2,10 @@
 import numpy
 import pytest
 
-from spacy_globalner.decoding.crf_marginals import forward_backward, span_probabilities, tag_marginals
-from spacy_globalner.decoding.iob import iob_forbidden, n_iob_tags, spans_to_tags, tags_to_spans
-from spacy_globalner.decoding.linear_crf import decode_linear_crf
-from spacy_globalner.decoding.viterbi import constrain_transitions, forbidden_score, viterbi
+from spacy_globalner.decoding.lcrf_ner.marginals import forward_backward, span_probabilities, tag_marginals
+from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags, spans_to_tags, tags_to_spans
+from spacy_globalner.decoding.lcrf_ner.decode import decode_linear_crf
+from spacy_globalner.decoding.lcrf_ner.viterbi import constrain_transitions, forbidden_score, viterbi
 
 from lcrf_brute_force import best_path, log_partition, path_probabilities, path_score, random_case
 

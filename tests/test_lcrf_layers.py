@@ -4,8 +4,8 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.layers.linear_crf_head import linear_crf_head
-from spacy_globalner.ml.models.linear_crf import build_linear_crf
+from spacy_globalner.ml.layers.lcrf_ner_head import linear_crf_head
+from spacy_globalner.ml.models.lcrf_ner import build_linear_crf
 
 N_LABELS, N_IN = 3, 8
 N_TAGS = 2 * N_LABELS + 1

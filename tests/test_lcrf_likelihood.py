@@ -4,9 +4,9 @@ import pytest
 import torch
 from torch.func import functional_call
 
-from spacy_globalner.decoding.iob import iob_forbidden
-from spacy_globalner.ml.torch.crf_likelihood import crf_log_partition, crf_nll, crf_path_score
-from spacy_globalner.ml.torch.penalised_transitions import PenalisedTransitions
+from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden
+from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_log_partition, crf_nll, crf_path_score
+from spacy_globalner.ml.torch.lcrf_ner.penalised_transitions import PenalisedTransitions
 
 from lcrf_brute_force import log_partition, path_score, random_case
 

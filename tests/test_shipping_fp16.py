@@ -14,9 +14,9 @@ import spacy
 import torch
 from spacy.training import Example
 
-from spacy_globalner.ml.torch.crf_likelihood import crf_nll
-from spacy_globalner.ml.torch.multilabel_loss import global_pointer_loss
-from spacy_globalner.ml.torch.threshold_loss import threshold_multilabel_loss
+from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_nll
+from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
+from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 from test_shipping_common import component_params, genia_docs, one_torch_thread, trained_dir
 
 HALF = [torch.float16, torch.bfloat16]

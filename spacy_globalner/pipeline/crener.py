@@ -13,12 +13,12 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats3d, Ints2d
 
 from ..decoding import SpanArrays
-from ..decoding.grid import decode_grid_windows
-from ..decoding.grid_tags import encode_grid_entities, n_grid_tags
-from ..decoding.grid_windows import DOC, END, START
+from ..decoding.crener.decode import decode_grid_windows
+from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
+from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
-from ..ml.torch.threshold_loss import threshold_multilabel_loss
+from ..ml.torch.crener.loss import threshold_multilabel_loss
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe

@@ -16,7 +16,7 @@ from ..decoding import SpanArrays
 from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
 from ..errors import Errors, Warnings
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
-from ..ml.torch.multilabel_loss import global_pointer_loss
+from ..ml.torch.global_pointer.loss import global_pointer_loss
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe

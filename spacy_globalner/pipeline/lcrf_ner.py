@@ -15,11 +15,11 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ..decoding import SpanArrays
-from ..decoding.iob import n_iob_tags, spans_to_tags
-from ..decoding.linear_crf import decode_linear_crf
+from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
+from ..decoding.lcrf_ner.decode import decode_linear_crf
 from ..errors import Errors, Warnings
-from ..ml.models.linear_crf import build_linear_crf  # noqa: F401 (registers the architecture)
-from ..ml.torch.crf_likelihood import crf_nll
+from ..ml.models.lcrf_ner import build_linear_crf  # noqa: F401 (registers the architecture)
+from ..ml.torch.lcrf_ner.likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
 from .scoring import score_spans_and_ents

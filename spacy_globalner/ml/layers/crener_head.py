@@ -6,7 +6,7 @@ import torch
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from ..torch.crener import CRENERScorer
+from ..torch.crener.scorer import CRENERScorer
 
 InT = Tuple[List[Floats2d], Ints2d]
 OutT = List[Floats3d]

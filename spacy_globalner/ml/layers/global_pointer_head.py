@@ -6,7 +6,7 @@ import torch
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
-from ..torch.global_pointer import GlobalPointerScorer
+from ..torch.global_pointer.scorer import GlobalPointerScorer
 
 InT = List[Floats2d]
 OutT = Floats3d

@@ -7,7 +7,7 @@ from spacy.util import registry
 from thinc.api import Model
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from ...decoding.grid_windows import plan_windows
+from ...decoding.crener.windows import plan_windows
 from ...errors import Errors
 from ..layers.crener_head import crener_head
 

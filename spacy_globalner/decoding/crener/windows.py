@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence
 
 import numpy
 
-from .spans import SpanArrays, split_by_doc
+from ..spans import SpanArrays, split_by_doc
 
 DOC, START, END, CORE_START, CORE_END = range(5)
 

@@ -8,7 +8,7 @@ from spacy.util import registry
 from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d
 
-from ..layers.linear_crf_head import OutT, linear_crf_head
+from ..layers.lcrf_ner_head import OutT, linear_crf_head
 
 
 @registry.architectures("spacy-globalner.LinearCRF.v1")

@@ -7,8 +7,8 @@ import torch
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
-from ...decoding.iob import iob_forbidden, n_iob_tags
-from ..torch.linear_crf import LinearCRFHead
+from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
+from ..torch.lcrf_ner.head import LinearCRFHead
 
 InT = List[Floats2d]
 OutT = Tuple[Floats3d, Floats2d]
@@ -18,7 +18,7 @@ def linear_crf_head(*, learn_penalties: bool = True, mixed_precision: bool = Fal
     """Score the IOB tags of every token, and the transitions between them.
 
     nO is the number of entity labels; the tags are laid out as in
-    decoding/iob.py (B-*, I-*, O, then START and END in the transitions).
+    decoding/lcrf_ner/iob.py (B-*, I-*, O, then START and END in the transitions).
     The torch module is built by `init` once nO is set; its emission
     projection infers its input width from the first batch or from the
     weights being loaded.
