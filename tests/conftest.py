@@ -7,8 +7,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import pytest  # noqa: E402
 import spacy_globalner  # noqa: E402,F401  (registers every factory and function)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+from tests.helpers import SHARED_DATA  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 REGISTRIES = {
     "spacy_factories": "factories",

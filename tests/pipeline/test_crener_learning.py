@@ -10,7 +10,7 @@ from spacy.util import minibatch
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner.corpora import read_bmes, read_nested_jsonl
-from test_crener_pipe import SMALL_MODEL
+from tests.pipeline.test_crener import SMALL_MODEL
 
 pytestmark = pytest.mark.slow
 

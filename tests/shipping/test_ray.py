@@ -2,7 +2,7 @@
 import pytest
 import spacy
 
-from test_shipping_common import records_equal, sample_texts, trained_dir
+from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
 ray = pytest.importorskip("ray", reason="the optional `ray` extra is not installed")
 pytest.importorskip("pyarrow")

@@ -8,7 +8,7 @@ import sys
 import pytest
 import spacy
 
-from test_shipping_common import (
+from tests.helpers.trained_pipelines import (
     REPO_ROOT, component_params, one_torch_thread, predictions, sample_texts, trained_dir,
 )
 

@@ -19,9 +19,9 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 
 from spacy_globalner.corpora import read_nested_jsonl
-from spacy_globalner.scale import annotate, doc_to_record, read_records, read_texts, write_jsonl
+from spacy_globalner.scale import doc_to_record
+from tests.helpers import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 GENIA_TRAIN = REPO_ROOT / "project" / "assets" / "genia" / "train.jsonl"
 GENIA_DEV = REPO_ROOT / "project" / "assets" / "genia" / "dev.jsonl"
 
@@ -164,48 +164,3 @@ def records_equal(got: List[Dict], expected: List[Dict], *, atol: float = 1e-4) 
                 assert sa["score"] is None
             else:
                 assert sa["score"] == pytest.approx(sb["score"], abs=atol)
-
-
-# The shared records writer --------------------------------------------------
-
-
-def test_records_round_trip_jsonl(tmp_path):
-    nlp = spacy.load(trained_dir("global_pointer"))
-    texts = sample_texts(8)
-    corpus = tmp_path / "corpus.jsonl"
-    write_jsonl(corpus, ({"id": f"d{i}", "text": t} for i, t in enumerate(texts)))
-    assert [t for _, t in read_texts(corpus)] == texts
-    count = write_jsonl(tmp_path / "out.jsonl", annotate(nlp, read_texts(corpus), batch_size=3))
-    assert count == len(texts)
-    records = read_records(tmp_path / "out.jsonl")
-    assert [r["id"] for r in records] == [f"d{i}" for i in range(len(texts))]
-    direct = [doc_to_record(doc, doc_id=f"d{i}") for i, doc in enumerate(nlp.pipe(texts))]
-    records_equal(records, direct)
-    for record in records:
-        for span in record["spans"]:
-            assert record["text"][span["start_char"]:span["end_char"]]
-            assert isinstance(span["score"], float)
-
-
-def test_read_texts_plain_and_errors(tmp_path):
-    plain = tmp_path / "corpus.txt"
-    plain.write_text("one\n\nthree\n", encoding="utf8")
-    assert list(read_texts(plain)) == [(None, "one"), (None, ""), (None, "three")]
-    with pytest.raises(ValueError, match=r"\[E400\]"):
-        list(read_texts(tmp_path / "missing.jsonl"))
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"text": "ok"}\n{"txt": "no"}\n', encoding="utf8")
-    with pytest.raises(ValueError, match=r"\[E401\].*line 2"):
-        list(read_texts(bad))
-
-
-def test_scale_cli_matches_pipe(tmp_path):
-    from spacy_globalner.scale.__main__ import main
-
-    texts = sample_texts(6)
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
-    out = tmp_path / "out.jsonl"
-    assert main(["annotate", str(trained_dir("global_pointer")), str(corpus), str(out)]) == 0
-    nlp = spacy.load(trained_dir("global_pointer"))
-    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])

@@ -2,15 +2,15 @@
 the report, on tiny fake inputs. Fast: nothing is trained."""
 import json
 import sys
-from pathlib import Path
 
 import pytest
 import spacy
 from spacy.language import Language
 from spacy.util import load_model_from_config
 from thinc.api import Config
+from tests.helpers import REPO_ROOT
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "project" / "scripts"
+SCRIPTS = REPO_ROOT / "project" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 import bench_code  # noqa: E402  (registers the benchmark's logger and step timer)

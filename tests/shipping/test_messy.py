@@ -11,7 +11,7 @@ import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
-from test_shipping_common import component_params, one_torch_thread, trained_dir
+from tests.helpers.trained_pipelines import component_params, one_torch_thread, trained_dir
 
 # A training sentence on which every small model predicts something, 385 times.
 SENTENCE = ("Our data suggest that lipoxygenase metabolites activate ROI formation which "
@@ -72,7 +72,7 @@ def test_messy_texts_predict(nlp, kind):
 
 
 def _fresh(name: str):
-    from test_shipping_common import small_config
+    from tests.helpers.trained_pipelines import small_config
 
     nlp = spacy.blank("en")
     nlp.add_pipe(name, config=small_config(name))

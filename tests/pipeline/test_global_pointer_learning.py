@@ -7,7 +7,7 @@ from spacy.training import Example
 from spacy.util import load_config, load_model_from_config
 from thinc.api import fix_random_seed
 
-from conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 from spacy_globalner.corpora import read_nested_jsonl
 
 GENIA_SLICE = REPO_ROOT / "project" / "assets" / "genia"

@@ -3,7 +3,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed
 
-from test_crener_pipe import SMALL_MODEL, TRAIN_DATA, _example, _spans
+from tests.pipeline.test_crener import SMALL_MODEL, TRAIN_DATA, _example, _spans
 
 pytest.importorskip("spacy_transformers")
 

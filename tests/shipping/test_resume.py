@@ -17,7 +17,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from thinc.api import Config
 
-from test_shipping_common import (
+from tests.helpers.trained_pipelines import (
     GENIA_DEV, component_params, genia_docs, one_torch_thread, trained_dir,
 )
 

@@ -1,7 +1,7 @@
 """With a fixed seed, two CPU training runs give identical losses and predictions."""
 import pytest
 
-from test_shipping_common import (
+from tests.helpers.trained_pipelines import (
     component_params, one_torch_thread, predictions, sample_texts, train_small,
 )
 

@@ -24,8 +24,8 @@ from spacy_globalner.corpora import (
 )
 from spacy_globalner.corpora.__main__ import main
 from spacy_globalner.corpora.docs import Record, Repairs, make_doc
+from tests.helpers import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

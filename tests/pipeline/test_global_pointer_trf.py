@@ -3,7 +3,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed
 
-from test_global_pointer import TRAIN_DATA, make_examples, spans_of
+from tests.pipeline.test_global_pointer import TRAIN_DATA, make_examples, spans_of
 
 pytest.importorskip("spacy_transformers")
 

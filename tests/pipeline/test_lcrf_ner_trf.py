@@ -1,7 +1,6 @@
 """lcrf_ner from its configs: both validate, and the transformer one learns
 through a TransformerListener over a tiny BERT built in the test.
 """
-from pathlib import Path
 
 import pytest
 import spacy
@@ -9,9 +8,10 @@ from spacy.cli.debug_config import debug_config
 from spacy.tokens import DocBin
 from thinc.api import fix_random_seed
 
-from test_lcrf_ner import TRAIN_DATA, make_examples
+from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples
+from tests.helpers import REPO_ROOT
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO_ROOT / "configs"
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags, spa
 from spacy_globalner.decoding.lcrf_ner.decode import decode_linear_crf
 from spacy_globalner.decoding.lcrf_ner.viterbi import constrain_transitions, forbidden_score, viterbi
 
-from lcrf_brute_force import best_path, log_partition, path_probabilities, path_score, random_case
+from tests.helpers.lcrf_brute_force import best_path, log_partition, path_probabilities, path_score, random_case
 
 # Two labels: B-A=0, B-B=1, I-A=2, I-B=3, O=4; START=5, END=6.
 BA, BB, IA, IB, O = range(5)

@@ -11,7 +11,7 @@ from spacy.cli.init_config import fill_config
 from thinc.api import Config
 
 from spacy_globalner.corpora import convert
-from test_shipping_common import GENIA_DEV, GENIA_TRAIN, REPO_ROOT
+from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT
 
 CONFIGS = sorted((REPO_ROOT / "configs").glob("*.cfg"))
 

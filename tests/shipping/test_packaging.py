@@ -23,7 +23,8 @@ import pytest
 import spacy
 from spacy.language import Language
 
-from test_shipping_common import COMPONENTS, predictions, sample_texts, trained_dir
+from tests.helpers.trained_pipelines import COMPONENTS, predictions, sample_texts, trained_dir
+from tests.helpers import REPO_ROOT
 
 PREDICT_SCRIPT = """
 import json, sys
@@ -67,7 +68,7 @@ def frozen_constraints(path: Path) -> Path:
 @pytest.mark.slow
 def test_package_install_load_predict(tmp_path):
     names = [name for name in COMPONENTS if Language.has_factory(name)]
-    repo = Path(__file__).resolve().parents[1]
+    repo = REPO_ROOT
     wheels = tmp_path / "wheelhouse"
     texts = sample_texts(12)
     pip = [sys.executable, "-m", "pip"]

@@ -6,7 +6,6 @@ the dtype's own minimum (finite), the losses are computed in fp32 from fp16
 or bf16 logits, and a whole predict + update under fp16 autocast stays finite.
 """
 import re
-from pathlib import Path
 
 import numpy
 import pytest
@@ -17,10 +16,11 @@ from spacy.training import Example
 from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_nll
 from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
-from test_shipping_common import component_params, genia_docs, one_torch_thread, trained_dir
+from tests.helpers.trained_pipelines import component_params, genia_docs, one_torch_thread, trained_dir
+from tests.helpers import REPO_ROOT
 
 HALF = [torch.float16, torch.bfloat16]
-PACKAGE = Path(__file__).resolve().parents[1] / "spacy_globalner"
+PACKAGE = REPO_ROOT / "spacy_globalner"
 
 
 def test_no_overflowing_mask_literals():
