@@ -3,13 +3,14 @@ from .about import __version__
 from .pipeline.ents_filters import highest_score_filter, longest_first_filter
 from .pipeline.crener import CRENER
 from .pipeline.global_pointer import GlobalPointer
-from .pipeline.lcrf_ner import LinearCRFNER
+from .pipeline.lcrf_ner import LCRFNER, LinearCRFNER
 from .pipeline.scoring import score_spans_and_ents
 
 __all__ = [
     "__version__",
     "CRENER",
     "GlobalPointer",
+    "LCRFNER",
     "LinearCRFNER",
     "highest_score_filter",
     "longest_first_filter",

@@ -101,7 +101,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "{n_docs} docs (longest {max_length} tokens, {n_labels} labels) and "
             "transitions of shape {expected_transitions}, but the model returned "
             "{got} and {got_transitions}. Use the architecture "
-            "spacy-globalner.LinearCRF.v1, whose head is sized from the labels.")
+            "spacy-globalner.LCRFNER.v1, whose head is sized from the labels.")
     # crener: E200-E249
     E200 = ("max_grid_length must be a positive integer (the most tokens "
             "in one n x n grid window), got {value!r}.")

@@ -16,9 +16,9 @@ from thinc.types import Floats2d, Floats3d
 
 from ..decoding import SpanArrays
 from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
-from ..decoding.lcrf_ner.decode import decode_linear_crf
+from ..decoding.lcrf_ner.decode import decode_lcrf_ner
 from ..errors import Errors, Warnings
-from ..ml.models.lcrf_ner import build_linear_crf  # noqa: F401 (registers the architecture)
+from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.lcrf_ner.likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
@@ -29,7 +29,7 @@ CRFScores = Tuple[Floats3d, Floats2d]
 
 DEFAULT_LCRF_NER_MODEL = """
 [model]
-@architectures = "spacy-globalner.LinearCRF.v1"
+@architectures = "spacy-globalner.LCRFNER.v1"
 learn_penalties = true
 dropout = 0.1
 mixed_precision = false
@@ -74,11 +74,11 @@ def make_lcrf_ner(
     constrained: bool,
     entity_fix: bool,
     scorer: Optional[Callable],
-) -> "LinearCRFNER":
+) -> "LCRFNER":
     """Create a linear-chain CRF recogniser over IOB tags: Viterbi decoding,
     optionally constrained to valid IOB, repaired by Entity-Fix by default.
     """
-    return LinearCRFNER(
+    return LCRFNER(
         nlp.vocab,
         model,
         name,
@@ -115,7 +115,7 @@ class EntityFixCounts:
         return f"EntityFixCounts(repaired={self.repaired}, sequences={self.sequences})"
 
 
-class LinearCRFNER(SpanPipe):
+class LCRFNER(SpanPipe):
     """Tag tokens B-X / I-X / O with a linear-chain CRF and read the entities.
 
     The output is flat: the entities go to doc.ents and, with their
@@ -173,7 +173,7 @@ class LinearCRFNER(SpanPipe):
         emissions, transitions = scores
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
         self._check_scores(emissions, transitions, lengths)
-        found, repaired = decode_linear_crf(
+        found, repaired = decode_lcrf_ner(
             self.model.ops.to_numpy(emissions).astype("float32", copy=False),
             lengths,
             self.model.ops.to_numpy(transitions).astype("float32", copy=False),
@@ -271,3 +271,7 @@ def outermost_spans(spans: Sequence[Span]) -> List[Span]:
     (so nested spans give way to the span around them), then the earliest.
     """
     return longest_first_filter(spans, [0.0] * len(spans))
+
+
+# The class name of the first release, kept for code that imports it.
+LinearCRFNER = LCRFNER

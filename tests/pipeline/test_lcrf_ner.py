@@ -8,7 +8,7 @@ from spacy.tokens import Span
 from spacy.training import Example
 from thinc.api import fix_random_seed
 
-from spacy_globalner import LinearCRFNER
+from spacy_globalner import LCRFNER
 
 TRAIN_DATA = [
     ("Angela Merkel besuchte gestern Paris und Rom .",
@@ -58,7 +58,7 @@ def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
 def test_add_pipe_with_defaults():
     nlp = spacy.blank("de")
     pipe = nlp.add_pipe("lcrf_ner")
-    assert isinstance(pipe, LinearCRFNER)
+    assert isinstance(pipe, LCRFNER)
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
                         "constrained": False, "entity_fix": True}
     assert not pipe.is_initialized
@@ -102,7 +102,7 @@ def test_use_before_initialize_raises():
 def test_non_bool_options_raise(option):
     nlp = spacy.blank("de")
     with pytest.raises(ValueError, match=rf"\[E100\] {option}"):
-        LinearCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, **{option: "yes"})
+        LCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, **{option: "yes"})
 
 
 def test_scores_of_the_wrong_shape_raise(trained):

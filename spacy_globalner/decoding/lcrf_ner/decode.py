@@ -12,7 +12,7 @@ from ..spans import SpanArrays, split_by_doc
 from .viterbi import constrain_transitions, forbidden_score, viterbi
 
 
-def decode_linear_crf(
+def decode_lcrf_ner(
     emissions: numpy.ndarray,
     lengths: numpy.ndarray,
     transitions: numpy.ndarray,

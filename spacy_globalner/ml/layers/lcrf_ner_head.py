@@ -8,13 +8,13 @@ from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
-from ..torch.lcrf_ner.head import LinearCRFHead
+from ..torch.lcrf_ner.scorer import LCRFNERScorer
 
 InT = List[Floats2d]
 OutT = Tuple[Floats3d, Floats2d]
 
 
-def linear_crf_head(*, learn_penalties: bool = True, mixed_precision: bool = False) -> Model[InT, OutT]:
+def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False) -> Model[InT, OutT]:
     """Score the IOB tags of every token, and the transitions between them.
 
     nO is the number of entity labels; the tags are laid out as in
@@ -31,7 +31,7 @@ def linear_crf_head(*, learn_penalties: bool = True, mixed_precision: bool = Fal
         [from, to], (n_tags + 2, n_tags + 2).
     """
     return Model(
-        "linear_crf_head",
+        "lcrf_ner_head",
         forward,
         init=init,
         dims={"nI": None, "nO": None},
@@ -42,7 +42,7 @@ def linear_crf_head(*, learn_penalties: bool = True, mixed_precision: bool = Fal
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
     if not model.layers:
         forbidden = torch.as_tensor(iob_forbidden(model.get_dim("nO")))
-        head = LinearCRFHead(forbidden, learn_penalties=model.attrs["learn_penalties"])
+        head = LCRFNERScorer(forbidden, learn_penalties=model.attrs["learn_penalties"])
         model._layers.append(
             PyTorchWrapper_v2(
                 head,

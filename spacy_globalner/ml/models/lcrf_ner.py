@@ -1,4 +1,4 @@
-"""The registered LinearCRF architecture: tok2vec -> dropout -> linear emissions
+"""The registered LCRFNER architecture (alias LinearCRF.v1): tok2vec -> dropout -> linear emissions
 over the IOB tags and a linear-chain CRF's transition matrix.
 """
 from typing import List
@@ -8,11 +8,12 @@ from spacy.util import registry
 from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d
 
-from ..layers.lcrf_ner_head import OutT, linear_crf_head
+from ..layers.lcrf_ner_head import OutT, lcrf_ner_head
 
 
-@registry.architectures("spacy-globalner.LinearCRF.v1")
-def build_linear_crf(
+@registry.architectures("spacy-globalner.LCRFNER.v1")
+@registry.architectures("spacy-globalner.LinearCRF.v1")  # the name of the first release
+def build_lcrf_ner(
     tok2vec: Model[List[Doc], List[Floats2d]],
     learn_penalties: bool = True,
     dropout: float = 0.1,
@@ -33,7 +34,7 @@ def build_linear_crf(
         max_length, n_tags), padded, and transitions [from, to] over the tags,
         START and END.
     """
-    head = linear_crf_head(learn_penalties=learn_penalties, mixed_precision=mixed_precision)
+    head = lcrf_ner_head(learn_penalties=learn_penalties, mixed_precision=mixed_precision)
     model = chain(tok2vec, Dropout(dropout), head)
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("head", head)

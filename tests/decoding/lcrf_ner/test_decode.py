@@ -4,7 +4,7 @@ import pytest
 
 from spacy_globalner.decoding.lcrf_ner.marginals import forward_backward, span_probabilities, tag_marginals
 from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags, spans_to_tags, tags_to_spans
-from spacy_globalner.decoding.lcrf_ner.decode import decode_linear_crf
+from spacy_globalner.decoding.lcrf_ner.decode import decode_lcrf_ner
 from spacy_globalner.decoding.lcrf_ner.viterbi import constrain_transitions, forbidden_score, viterbi
 
 from tests.helpers.lcrf_brute_force import best_path, log_partition, path_probabilities, path_score, random_case
@@ -156,7 +156,7 @@ def test_decode_linear_crf_gives_scored_spans_per_doc(constrained, entity_fix):
     rng = numpy.random.default_rng(3)
     lengths = [5, 0, 1, 8]
     emissions, transitions = random_case(rng, lengths, n_tags=5, scale=3.0)
-    found, invalid = decode_linear_crf(
+    found, invalid = decode_lcrf_ner(
         emissions.astype("float32"), numpy.asarray(lengths), transitions.astype("float32"), 2,
         constrained=constrained, entity_fix=entity_fix,
     )
@@ -176,7 +176,7 @@ def test_outside_tokens_are_never_in_an_entity():
     emissions[:, :, O] = -10.0  # every token would be in an entity
     outside = numpy.zeros((2, 6), dtype=bool)
     outside[0, 2] = outside[1, 0] = True
-    found, _ = decode_linear_crf(emissions, numpy.asarray([6, 6]), transitions, 2, outside=outside)
+    found, _ = decode_lcrf_ner(emissions, numpy.asarray([6, 6]), transitions, 2, outside=outside)
     for spans, row in zip(found, outside):
         covered = numpy.zeros(6, dtype=bool)
         for start, end in zip(spans.starts, spans.ends):

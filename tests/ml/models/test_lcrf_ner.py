@@ -4,8 +4,8 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.layers.lcrf_ner_head import linear_crf_head
-from spacy_globalner.ml.models.lcrf_ner import build_linear_crf
+from spacy_globalner.ml.layers.lcrf_ner_head import lcrf_ner_head
+from spacy_globalner.ml.models.lcrf_ner import build_lcrf_ner
 
 N_LABELS, N_IN = 3, 8
 N_TAGS = 2 * N_LABELS + 1
@@ -13,7 +13,7 @@ N_TAGS = 2 * N_LABELS + 1
 
 def make_head(**kwargs):
     fix_random_seed(0)
-    head = linear_crf_head(**kwargs)
+    head = lcrf_ner_head(**kwargs)
     head.set_dim("nO", N_LABELS)
     return head
 
@@ -87,10 +87,17 @@ def test_architecture_keeps_tok2vec_and_head_refs():
                "depth": 1, "embed_size": 100, "window_size": 1, "maxout_pieces": 2,
                "subword_features": True}}
     )["t"]
-    model = build_linear_crf(tok2vec)
+    model = build_lcrf_ner(tok2vec)
     assert model.get_ref("tok2vec") is tok2vec
     model.get_ref("head").set_dim("nO", 2)
     docs = [nlp.make_doc("a b c"), nlp.make_doc("d")]
     model.initialize(X=docs)
     emissions, transitions = model.predict(docs)
     assert emissions.shape == (2, 3, 5) and transitions.shape == (7, 7)
+
+
+def test_first_release_architecture_name_is_an_alias():
+    from spacy.util import registry
+
+    assert registry.architectures.get("spacy-globalner.LinearCRF.v1") is build_lcrf_ner
+    assert registry.architectures.get("spacy-globalner.LCRFNER.v1") is build_lcrf_ner

@@ -10,7 +10,7 @@ from torch import nn
 from .penalised_transitions import PenalisedTransitions
 
 
-class LinearCRFHead(nn.Module):
+class LCRFNERScorer(nn.Module):
     """Linear emissions over the tag set and a transition matrix.
 
     forbidden (torch.Tensor): Bool [from, to] matrix over the tags, START and
