@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: install demo test
+.PHONY: install demo lint test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,5 +22,9 @@ install: $(BIN)/python
 demo: install
 	HF_HUB_OFFLINE=1 $(BIN)/python -m spacy project run all project/
 
-test: install
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/python .ci/check_mask_literals.py
+
+test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests

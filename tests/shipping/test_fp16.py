@@ -5,7 +5,6 @@ of the head's activations, so the same things are checked on CPU: masks use
 the dtype's own minimum (finite), the losses are computed in fp32 from fp16
 or bf16 logits, and a whole predict + update under fp16 autocast stays finite.
 """
-import re
 
 import numpy
 import pytest
@@ -21,20 +20,6 @@ from tests.helpers import REPO_ROOT
 
 HALF = [torch.float16, torch.bfloat16]
 PACKAGE = REPO_ROOT / "spacy_globalner"
-
-
-def test_no_overflowing_mask_literals():
-    """A literal like -1e12 or float('-inf') as a mask overflows to -inf in
-    fp16 and turns softmaxes and losses into NaN; masks use torch.finfo."""
-    pattern = re.compile(r"[0-9]e\+?(9|[1-9][0-9])\b|float\(['\"]-?inf|\b(math|numpy|torch)\.inf\b")
-    offenders = [
-        f"{path.relative_to(PACKAGE)}:{no}: {line.strip()}"
-        for folder in ("ml", "decoding", "pipeline")
-        for path in sorted((PACKAGE / folder).rglob("*.py"))
-        for no, line in enumerate(path.read_text(encoding="utf8").splitlines(), start=1)
-        if pattern.search(line.split("#")[0])
-    ]
-    assert not offenders, offenders
 
 
 def finite(tensor: torch.Tensor) -> bool:
