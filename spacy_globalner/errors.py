@@ -94,9 +94,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "re-tokenizes doc.text; for corpora annotated per character (Chinese) "
             "set [nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
             "segmenter = \"char\", or read the corpus with gold_preproc = true.")
+    E012 = ("{owner}: {name} must be {expected}, got {value!r}. Change it in "
+            "the config's {where} block.")
 
     # lcrf_ner: E100-E149
-    E100 = ("{option} of '{name}' must be true or false, got {value!r}.")
+    E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
             "{n_docs} docs (longest {max_length} tokens, {n_labels} labels) and "
             "transitions of shape {expected_transitions}, but the model returned "

@@ -18,6 +18,7 @@ from ..decoding import SpanArrays
 from ..decoding.iob import n_iob_tags, spans_to_tags
 from ..decoding.linear_crf import decode_linear_crf
 from ..errors import Errors, Warnings
+from ..validation import check_bool
 from ..ml.models.linear_crf import build_linear_crf  # noqa: F401 (registers the architecture)
 from ..ml.torch.crf_likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
@@ -137,8 +138,7 @@ class LinearCRFNER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
     ) -> None:
         for option, value in (("constrained", constrained), ("entity_fix", entity_fix)):
-            if not isinstance(value, bool):
-                raise ValueError(Errors.E100.format(option=option, name=name, value=value))
+            check_bool(value, option, name, error=Errors.E100)
         super().__init__(
             vocab,
             model,

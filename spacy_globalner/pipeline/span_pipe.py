@@ -29,6 +29,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
+from ..validation import check_key
 from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
 from .span_output import write_spans
@@ -71,6 +72,7 @@ class SpanPipe(TrainablePipe):
     ) -> None:
         if not callable(ents_filter):
             raise ValueError(Errors.E008.format(value=ents_filter))
+        check_key(spans_key, "spans_key", name)
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -8,10 +8,13 @@ from spacy.util import registry
 from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d
 
+from ...validation import check_dropout
 from ..layers.linear_crf_head import OutT, linear_crf_head
 
+ARCHITECTURE = "spacy-globalner.LinearCRF.v1"
 
-@registry.architectures("spacy-globalner.LinearCRF.v1")
+
+@registry.architectures(ARCHITECTURE)
 def build_linear_crf(
     tok2vec: Model[List[Doc], List[Floats2d]],
     learn_penalties: bool = True,
@@ -33,6 +36,7 @@ def build_linear_crf(
         max_length, n_tags), padded, and transitions [from, to] over the tags,
         START and END.
     """
+    check_dropout(dropout, ARCHITECTURE)
     head = linear_crf_head(learn_penalties=learn_penalties, mixed_precision=mixed_precision)
     model = chain(tok2vec, Dropout(dropout), head)
     model.set_ref("tok2vec", tok2vec)
