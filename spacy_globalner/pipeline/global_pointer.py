@@ -97,6 +97,8 @@ class GlobalPointer(SpanPipe):
     (set from the training data when None) and set_ents.
     """
 
+    inferred_cfg_keys = ("max_span_width",)
+
     def __init__(
         self,
         vocab: Vocab,
