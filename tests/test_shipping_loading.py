@@ -6,8 +6,11 @@
 - a damaged, truncated or incomplete saved component is a catalogue error that
   names the component and the file, never a silent change of predictions.
 """
+import os
 import re
 import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Callable, Optional
@@ -235,3 +238,34 @@ def test_intact_pipeline_still_round_trips(name):
     clone = load(name)
     clone.get_pipe(name).from_bytes(pipe.to_bytes())
     assert predictions(clone.pipe(TEXTS)) == predictions(nlp.pipe(TEXTS))
+
+
+USER_SCRIPT = """
+import sys
+import spacy
+path, name = sys.argv[1], sys.argv[2]
+nlp = spacy.load(path, config={"components": {name: {"spans_key": "genia"}}})
+print("key", nlp.get_pipe(name).key)
+try:
+    spacy.load(sys.argv[3])
+except ValueError as err:
+    print("error", err)
+"""
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_user_process_loads_settings_and_refuses_damage(name, tmp_path):
+    """As a user's script runs it: a fresh process, the package found through
+    its entry points, no thread variables, a timeout that turns a hang into a failure.
+    """
+    damaged = copy_pipeline(name, tmp_path)
+    (damaged / name / "model").write_bytes(b"\xff" * 100)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    result = subprocess.run(
+        [sys.executable, "-c", USER_SCRIPT, str(trained_dir(name)), name, str(damaged)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "key genia" in lines
+    assert any(line.startswith("error [E015]") and str(damaged / name / "model") in line for line in lines)
