@@ -35,6 +35,13 @@ class Warnings(metaclass=ErrorsWithCodes):
     W003 = ("The training data for '{name}' has no gold spans in "
             "doc.spans['{key}'] or doc.ents: the component will learn to "
             "predict nothing.")
+    W005 = ("'{name}' is saved with cfg[{key!r}] = {value!r}, changed in "
+            "Python after the component was created with {configured!r}. When "
+            "the pipeline is loaded, its config ({configured!r}) wins over the "
+            "saved cfg. To keep {value!r}, set it in the config too: edit "
+            "[components.{name}] in config.cfg, or load with "
+            "spacy.load(path, config={{\"components\": {{\"{name}\": "
+            "{{\"{key}\": ...}}}}}}).")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "
@@ -94,9 +101,29 @@ class Errors(metaclass=ErrorsWithCodes):
             "re-tokenizes doc.text; for corpora annotated per character (Chinese) "
             "set [nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
             "segmenter = \"char\", or read the corpus with gold_preproc = true.")
+    E012 = ("{owner}: {name} must be {expected}, got {value!r}. Change it in "
+            "the config's {where} block.")
+    E013 = ("Cannot load '{name}': {where} is missing. A saved component has a "
+            "'cfg' and a 'model' file: copy the whole pipeline folder again, or "
+            "save it again with nlp.to_disk().")
+    E014 = ("Cannot load '{name}': {where} is not a valid component cfg "
+            "({err}). It must be a JSON object with a \"labels\" list; restore "
+            "it from the training output (e.g. model-best/{name}/cfg) or save "
+            "the pipeline again.")
+    E015 = ("Cannot load the weights of '{name}' from {where}: {err}. The file "
+            "is damaged or truncated, or it does not belong with the cfg beside "
+            "it (which lists {n_labels} label(s): {labels}). Restore both files "
+            "from the training output (e.g. model-best/{name}/), or retrain.")
+    E016 = ("'{name}' loaded {count} non-finite weight(s) (NaN or inf) from "
+            "{where}, first in {param}: the file is damaged (or training "
+            "diverged before it was saved). Restore it from the training output "
+            "(e.g. model-best/{name}/model), or retrain.")
+    E017 = ("Cannot load '{name}' from bytes ({err}): they are truncated or "
+            "are not a saved component. Pass from_bytes exactly what "
+            "nlp.get_pipe('{name}').to_bytes() returned.")
 
     # lcrf_ner: E100-E149
-    E100 = ("{option} of '{name}' must be true or false, got {value!r}.")
+    E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
             "{n_docs} docs (longest {max_length} tokens, {n_labels} labels) and "
             "transitions of shape {expected_transitions}, but the model returned "

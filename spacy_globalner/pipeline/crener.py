@@ -1,6 +1,5 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
 from typing import Any, Callable, Iterable, List, Optional, Tuple
-import math
 import warnings
 
 import numpy
@@ -17,6 +16,7 @@ from ..decoding.crener.decode import decode_grid_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
+from ..validation import check_bool, check_int, check_number
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from .ents_filters import EntsFilter
@@ -133,11 +133,10 @@ class CRENER(SpanPipe):
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
     ) -> None:
-        if not _is_finite_number(threshold):
-            raise ValueError(Errors.E009.format(value=threshold))
-        if not _is_finite_number(positive_weight) or positive_weight <= 0:
-            raise ValueError(Errors.E206.format(value=positive_weight))
-        _check_grid_length(max_grid_length)
+        check_number(threshold, "threshold", name, error=Errors.E009)
+        check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
+        _check_grid_length(max_grid_length, name)
+        check_bool(set_ents, "set_ents", name)
         super().__init__(
             vocab,
             model,
@@ -158,7 +157,7 @@ class CRENER(SpanPipe):
 
     @max_grid_length.setter
     def max_grid_length(self, value: int) -> None:
-        _check_grid_length(value)
+        _check_grid_length(value, self.name)
         self.cfg["max_grid_length"] = value
         self.model.attrs["max_grid_length"] = value
 
@@ -263,10 +262,5 @@ class CRENER(SpanPipe):
         return numpy.concatenate(grids)
 
 
-def _is_finite_number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-
-
-def _check_grid_length(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(Errors.E200.format(value=value))
+def _check_grid_length(value: Any, name: str) -> None:
+    check_int(value, "max_grid_length", name, error=Errors.E200)

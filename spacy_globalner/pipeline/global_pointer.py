@@ -1,6 +1,5 @@
 """The `global_pointer` component: nested and flat NER by scoring every span."""
 from typing import Any, Callable, Iterable, List, Optional, Tuple
-import math
 import warnings
 
 import numpy
@@ -15,6 +14,7 @@ from thinc.types import Floats3d
 from ..decoding import SpanArrays
 from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
 from ..errors import Errors, Warnings
+from ..validation import check_bool, check_int, check_number
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
 from .ents_filters import EntsFilter
@@ -97,6 +97,8 @@ class GlobalPointer(SpanPipe):
     (set from the training data when None) and set_ents.
     """
 
+    inferred_cfg_keys = ("max_span_width",)
+
     def __init__(
         self,
         vocab: Vocab,
@@ -110,9 +112,9 @@ class GlobalPointer(SpanPipe):
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
     ) -> None:
-        if not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-            raise ValueError(Errors.E009.format(value=threshold))
-        _check_width(max_span_width)
+        check_number(threshold, "threshold", name, error=Errors.E009)
+        _check_width(max_span_width, name)
+        check_bool(set_ents, "set_ents", name)
         super().__init__(
             vocab,
             model,
@@ -213,6 +215,5 @@ class GlobalPointer(SpanPipe):
         return gold
 
 
-def _check_width(value: Any) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise ValueError(Errors.E006.format(value=value))
+def _check_width(value: Any, name: str = "global_pointer") -> None:
+    check_int(value, "max_span_width", name, allow_none=True, error=Errors.E006)

@@ -18,6 +18,7 @@ from ..decoding import SpanArrays
 from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
 from ..decoding.lcrf_ner.decode import decode_lcrf_ner
 from ..errors import Errors, Warnings
+from ..validation import check_bool
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.lcrf_ner.likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
@@ -137,8 +138,7 @@ class LCRFNER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
     ) -> None:
         for option, value in (("constrained", constrained), ("entity_fix", entity_fix)):
-            if not isinstance(value, bool):
-                raise ValueError(Errors.E100.format(option=option, name=name, value=value))
+            check_bool(value, option, name, error=Errors.E100)
         super().__init__(
             vocab,
             model,

@@ -1,4 +1,4 @@
-"""Helpers shared by the tests/test_shipping_*.py modules: small trained pipelines
+"""Helpers shared by the tests in tests/shipping/: small trained pipelines
 for each component, built once per test process, and their predictions as
 comparable values. The tests at the bottom check the shared records writer.
 """

@@ -9,12 +9,14 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 
 from ...decoding.crener.windows import plan_windows
 from ...errors import Errors
+from ...validation import check_dropout, check_int
 from ..layers.crener_head import crener_head
 
+ARCHITECTURE = "spacy-globalner.CRENER.v1"
 OutT = Tuple[List[Floats3d], Ints2d]
 
 
-@registry.architectures("spacy-globalner.CRENER.v1")
+@registry.architectures(ARCHITECTURE)
 def build_crener(
     tok2vec: Model[List[Doc], List[Floats2d]],
     token_width: int = 128,
@@ -62,8 +64,8 @@ def build_crener(
         (length, length, 1 + n_tags) logit grid per window, and the window
         plan. The pipe sets attrs["max_grid_length"], the longest window.
     """
-    _check_positive("token_width", token_width)
     for name, value in (
+        ("token_width", token_width),
         ("grid_width", grid_width),
         ("distance_width", distance_width),
         ("region_width", region_width),
@@ -73,9 +75,10 @@ def build_crener(
         ("predictor_width", predictor_width),
         ("max_batch_cells", max_batch_cells),
     ):
-        _check_positive(name, value)
-    _check_non_negative("context_depth", context_depth)
-    _check_non_negative("enhancement_rounds", enhancement_rounds)
+        check_int(value, name, ARCHITECTURE, least=1, error=Errors.E201)
+    check_int(context_depth, "context_depth", ARCHITECTURE, least=0, error=Errors.E201)
+    check_int(enhancement_rounds, "enhancement_rounds", ARCHITECTURE, least=0, error=Errors.E201)
+    check_dropout(dropout, ARCHITECTURE)
     if context_depth > 0 and token_width % 2:
         raise ValueError(Errors.E202.format(value=token_width))
     if enhancement_rounds > 0 and token_width % attention_heads:
@@ -152,13 +155,3 @@ def _sentence_starts(doc: Doc) -> Optional[numpy.ndarray]:
     if not doc.has_annotation("SENT_START"):
         return None
     return numpy.asarray([sent.start for sent in doc.sents], dtype="int64")
-
-
-def _check_positive(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(Errors.E201.format(name=name, value=value, least=1))
-
-
-def _check_non_negative(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(Errors.E201.format(name=name, value=value, least=0))

@@ -7,10 +7,13 @@ from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d, Floats3d
 
 from ...errors import Errors
+from ...validation import check_dropout, check_int
 from ..layers.global_pointer_head import global_pointer_head
 
+ARCHITECTURE = "spacy-globalner.GlobalPointer.v1"
 
-@registry.architectures("spacy-globalner.GlobalPointer.v1")
+
+@registry.architectures(ARCHITECTURE)
 def build_global_pointer(
     tok2vec: Model[List[Doc], List[Floats2d]],
     head_width: int = 64,
@@ -34,8 +37,10 @@ def build_global_pointer(
     RETURNS (Model[List[Doc], Floats3d]): Logits (n_tokens, width, n_labels)
         for the docs packed one after another.
     """
-    if not isinstance(head_width, int) or head_width <= 0 or head_width % 2:
+    check_int(head_width, "head_width", ARCHITECTURE, error=Errors.E010)
+    if head_width % 2:
         raise ValueError(Errors.E010.format(value=head_width))
+    check_dropout(dropout, ARCHITECTURE)
     head = global_pointer_head(
         head_width=head_width, rope=rope, efficient=efficient, mixed_precision=mixed_precision
     )

@@ -8,10 +8,13 @@ from spacy.util import registry
 from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d
 
+from ...validation import check_dropout
 from ..layers.lcrf_ner_head import OutT, lcrf_ner_head
 
+ARCHITECTURE = "spacy-globalner.LCRFNER.v1"
 
-@registry.architectures("spacy-globalner.LCRFNER.v1")
+
+@registry.architectures(ARCHITECTURE)
 @registry.architectures("spacy-globalner.LinearCRF.v1")  # the name of the first release
 def build_lcrf_ner(
     tok2vec: Model[List[Doc], List[Floats2d]],
@@ -34,6 +37,7 @@ def build_lcrf_ner(
         max_length, n_tags), padded, and transitions [from, to] over the tags,
         START and END.
     """
+    check_dropout(dropout, ARCHITECTURE)
     head = lcrf_ner_head(learn_penalties=learn_penalties, mixed_precision=mixed_precision)
     model = chain(tok2vec, Dropout(dropout), head)
     model.set_ref("tok2vec", tok2vec)
