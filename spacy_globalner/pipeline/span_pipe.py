@@ -30,6 +30,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
 from .ents_filters import EntsFilter
+from .edges import edge_masks, filter_span_arrays
 from .gold import aligned_gold_spans
 from .span_output import write_spans
 
@@ -204,6 +205,7 @@ class SpanPipe(TrainablePipe):
         docs = list(docs)
         ents_filter = self.ents_filter if self.cfg["set_ents"] else None
         for doc, found in zip(docs, self._decode(docs, scores)):
+            found = filter_span_arrays(found, *edge_masks(doc))
             write_spans(doc, found, self.labels, self.key, ents_filter)
 
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
