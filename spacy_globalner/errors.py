@@ -35,6 +35,12 @@ class Warnings(metaclass=ErrorsWithCodes):
     W003 = ("The training data for '{name}' has no gold spans in "
             "doc.spans['{key}'] or doc.ents: the component will learn to "
             "predict nothing.")
+    W005 = ("'{name}' listens to the upstream component '{upstream}', which "
+            "did not run on these docs: its listener passes zeros and '{name}' "
+            "predicts nothing. Keep '{upstream}' in the pipeline before '{name}' "
+            "(check nlp.select_pipes, disable=[...] and sourced components), or "
+            "give '{name}' its own copy with nlp.replace_listeners('{upstream}', "
+            "'{name}', ['model.tok2vec']) before removing it. Reported once.")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "

@@ -32,6 +32,7 @@ from ..errors import Errors, Warnings
 from .ents_filters import EntsFilter
 from .edges import edge_masks, filter_span_arrays
 from .gold import aligned_gold_spans
+from .listeners import missing_upstream
 from .span_output import write_spans
 
 N_INIT_EXAMPLES = 10
@@ -198,7 +199,13 @@ class SpanPipe(TrainablePipe):
         """
         self._require_initialized()
         self._configure_model()  # pick up edits to self.cfg made after loading
-        return self.model.predict(list(docs))
+        docs = list(docs)
+        if not getattr(self, "_cut_off_reported", False):
+            upstream = missing_upstream(self.model, docs)
+            if upstream is not None:
+                self._cut_off_reported = True
+                warnings.warn(Warnings.W005.format(name=self.name, upstream=upstream))
+        return self.model.predict(docs)
 
     def set_annotations(self, docs: Iterable[Doc], scores) -> None:
         """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
