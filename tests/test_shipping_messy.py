@@ -259,3 +259,19 @@ def test_gold_spans_trimmed_of_invisible_edges(name):
         ("IL-2", "DNA"), ("m gene", "DNA"), ("expression", "DNA"), ("in T cells", "cell_type"),
     ]
     assert math.isfinite(nlp.update([example], sgd=optimizer)[name])
+
+
+@pytest.mark.parametrize(
+    "text", [t for k, t in MESSY_TEXTS.items() if k != "long_doc"] + ["IL-2  gene   expression ."]
+)
+def test_edge_masks_match_characters(text):
+    """The per-token masks (a fast path for printable text, code points
+    otherwise) agree with the characters of each token."""
+    from spacy_globalner.pipeline.edges import edge_masks
+
+    doc = spacy.blank("en")(text)
+    can_start, can_end = edge_masks(doc)
+    for token, start, end in zip(doc, can_start.tolist(), can_end.tolist()):
+        control = any(unicodedata.category(c) == "Cc" for c in token.text)
+        assert start == (not control and not _invisible(token.text[0])), repr(token.text)
+        assert end == (not control and not _invisible(token.text[-1])), repr(token.text)

@@ -15,7 +15,7 @@ import unicodedata
 from typing import List, Tuple
 
 import numpy
-from spacy.attrs import IDX, LENGTH
+from spacy.attrs import IDX, IS_SPACE, LENGTH
 from spacy.tokens import Doc, Span
 
 from ..decoding import SpanArrays
@@ -43,6 +43,11 @@ def edge_masks(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
     if not len(doc):
         empty = numpy.zeros((0,), dtype=bool)
         return empty, empty.copy()
+    if doc.text.isprintable():
+        # the usual case: no control or format characters, and the only
+        # whitespace is " ", which spaCy keeps in whitespace tokens of its own
+        can_edge = doc.to_array(IS_SPACE) == 0
+        return can_edge, can_edge.copy()
     codes = numpy.frombuffer(doc.text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     unique, inverse = numpy.unique(codes, return_inverse=True)
     classes = numpy.fromiter(
