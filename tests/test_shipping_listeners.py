@@ -55,3 +55,20 @@ def test_listener_without_encoder_warns_once(name):
     other.add_pipe(name, source=listening_pipeline(name))
     with pytest.warns(UserWarning, match=rf"\[W005\] '{name}' listens.*'tok2vec'"):
         other(TEXT)
+
+
+def test_transformer_listener_without_transformer_warns(tiny_bert_path):
+    pytest.importorskip("spacy_transformers")
+    from test_global_pointer import make_examples
+    from test_global_pointer_trf import transformer_nlp
+
+    nlp = transformer_nlp(tiny_bert_path)
+    examples = make_examples(nlp)
+    nlp.initialize(lambda: examples)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        nlp(TEXT)
+    assert not w005(record)
+    with nlp.select_pipes(enable=["global_pointer"]):
+        with pytest.warns(UserWarning, match=r"\[W005\] 'global_pointer' listens.*'transformer'"):
+            nlp(TEXT)
