@@ -42,6 +42,12 @@ class Warnings(metaclass=ErrorsWithCodes):
             "[components.{name}] in config.cfg, or load with "
             "spacy.load(path, config={{\"components\": {{\"{name}\": "
             "{{\"{key}\": ...}}}}}}).")
+    W006 = ("'{name}' listens to the upstream component '{upstream}', which "
+            "did not run on these docs: its listener passes zeros and '{name}' "
+            "predicts nothing. Keep '{upstream}' in the pipeline before '{name}' "
+            "(check nlp.select_pipes, disable=[...] and sourced components), or "
+            "give '{name}' its own copy with nlp.replace_listeners('{upstream}', "
+            "'{name}', ['model.tok2vec']) before removing it. Reported once.")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "

@@ -4,6 +4,8 @@ from typing import List, Tuple
 from spacy.tokens import Span
 from spacy.training import Example
 
+from .edges import trim_spans
+
 
 def reference_spans(example: Example, spans_key: str) -> List[Span]:
     """Gold spans on the reference doc: doc.spans[spans_key], else doc.ents."""
@@ -21,6 +23,8 @@ def aligned_gold_spans(example: Example, spans_key: str) -> Tuple[List[Span], Li
     spans are aligned through the character offsets.
     RETURNS (Tuple[List[Span], List[Span]]): Aligned spans on example.predicted
         (same span with two labels kept), and the reference spans that did not align.
+        Aligned spans are trimmed of leading and trailing whitespace and control
+        tokens, on which no component starts or ends an entity.
     """
     gold = reference_spans(example, spans_key)
     if not gold:
@@ -31,4 +35,4 @@ def aligned_gold_spans(example: Example, spans_key: str) -> Tuple[List[Span], Li
     aligned = example.get_aligned_spans_y2x(gold, allow_overlap=True)
     found = {(span.start_char, span.end_char, span.label) for span in aligned}
     missed = [s for s in gold if (s.start_char, s.end_char, s.label) not in found]
-    return list(aligned), missed
+    return trim_spans(example.predicted, list(aligned)), missed

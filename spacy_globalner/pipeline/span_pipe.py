@@ -33,7 +33,9 @@ from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
 from ..validation import check_key
 from .ents_filters import EntsFilter
+from .edges import edge_masks, filter_span_arrays
 from .gold import aligned_gold_spans
+from .listeners import missing_upstream
 from .span_output import write_spans
 
 N_INIT_EXAMPLES = 10
@@ -216,13 +218,20 @@ class SpanPipe(TrainablePipe):
         """
         self._require_initialized()
         self._configure_model()  # pick up edits to self.cfg made after loading
-        return self.model.predict(list(docs))
+        docs = list(docs)
+        if not getattr(self, "_cut_off_reported", False):
+            upstream = missing_upstream(self.model, docs)
+            if upstream is not None:
+                self._cut_off_reported = True
+                warnings.warn(Warnings.W006.format(name=self.name, upstream=upstream))
+        return self.model.predict(docs)
 
     def set_annotations(self, docs: Iterable[Doc], scores) -> None:
         """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
         docs = list(docs)
         ents_filter = self.ents_filter if self.cfg["set_ents"] else None
         for doc, found in zip(docs, self._decode(docs, scores)):
+            found = filter_span_arrays(found, *edge_masks(doc))
             write_spans(doc, found, self.labels, self.key, ents_filter)
 
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:

@@ -4,8 +4,10 @@ case either works or fails with a catalogue error; nothing is dropped without
 a warning that counts it.
 """
 import math
+import unicodedata
 import warnings
 
+import numpy
 import pytest
 import spacy
 from spacy.tokens import Doc, Span
@@ -26,7 +28,17 @@ MESSY_TEXTS = {
     "long_token": "IL-2 " + "A" * 5000 + " gene " + "-" * 3000 + " .",
     "mixed_scripts": "IL-2 基因 表达 в клетках T-лимфоцитов, يعبر 유전자 NF-κB ΔΨ activation .",
     "long_doc": LONG_DOC,
+    "ansi": "NF-κB \x00\x07\x1b[31m activates \x1b[1;32mIL-2\x1b[0m gene \x1b[K expression .",
+    "c0_c1_controls": "\x01IL-2 \x02 \x7f gene\x1f \x85 \x9b expression \x08\x08 in T cells \x00",
+    "zero_width": "\u200bIL-2\u200b \u200c gene \u200d \u2060 expression \ufeff in \u00ad T cells .",
+    "rtl_marks": "\u200fIL-2 \u202b gene \u202e expression\u202c \u2067 in \u2069 T \u061c cells .",
+    "whitespace_tokens": "IL-2  \n gene \u00a0 \u3000 expression \t\t in \u2028 T \u2003 cells .",
 }
+
+
+def _invisible(char: str) -> bool:
+    """Characters no entity may start or end with (spacy_globalner.pipeline.edges)."""
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf")
 
 
 @pytest.fixture(scope="module", params=component_params())
@@ -41,10 +53,23 @@ def check_doc(doc: Doc, key: str) -> None:
     assert all(math.isfinite(float(score)) for score in scores)
     for span in group:
         assert 0 <= span.start < span.end <= len(doc)
+        check_edges(span)
     # doc.ents is flat by construction; its spans are among doc.spans' ones
     assert {(e.start, e.end, e.label_) for e in doc.ents} <= {
         (s.start, s.end, s.label_) for s in group
     }
+
+
+def _clean_edges(span: Span) -> bool:
+    """Does the span neither start nor end with whitespace or a format
+    character, nor on a token holding a control character?"""
+    first, last = span[0].text, span[-1].text
+    has_control = any(unicodedata.category(c) == "Cc" for c in first + last)
+    return not (_invisible(first[0]) or _invisible(last[-1]) or has_control)
+
+
+def check_edges(span: Span) -> None:
+    assert _clean_edges(span), repr(span.text)
 
 
 @pytest.mark.parametrize("kind", list(MESSY_TEXTS))
@@ -153,3 +178,100 @@ def test_span_across_sentence_boundary_is_learned(name):
     pipe = nlp.get_pipe(name)
     assert [(s.start, s.end, s.label_) for s in pipe._gold_spans(example)] == [(1, 4, "DNA")]
     assert math.isfinite(nlp.update([example], sgd=optimizer)[name])
+
+
+EDGE_KINDS = ["control", "ansi", "c0_c1_controls", "zero_width", "rtl_marks", "whitespace_tokens"]
+
+
+def _every_span(docs, max_width: int = 4):
+    """What a decoder that accepts every cell returns: all spans up to max_width."""
+    from spacy_globalner.decoding import SpanArrays
+
+    found = []
+    for doc in docs:
+        starts, ends = numpy.triu_indices(len(doc) + 1, k=1)
+        keep = (ends - starts) <= max_width
+        starts, ends = starts[keep], ends[keep]
+        found.append(SpanArrays(starts, ends, numpy.zeros_like(starts), numpy.ones(len(starts), "f")))
+    return found
+
+
+@pytest.mark.parametrize("kind", EDGE_KINDS)
+def test_no_entity_edges_on_invisible_tokens(nlp, kind):
+    """Whatever the decoder proposes, no span written starts or ends on a
+    whitespace or control token; spans between them are kept."""
+    name = nlp.pipe_names[-1]
+    pipe = nlp.get_pipe(name)
+    doc = nlp.make_doc(MESSY_TEXTS[kind])
+    scores = pipe.predict([doc])
+    decode = pipe._decode
+    pipe._decode = lambda docs, scores: _every_span(docs)
+    try:
+        pipe.set_annotations([doc], scores)
+    finally:
+        pipe._decode = decode
+    check_doc(doc, pipe.key)
+    proposed = _every_span([doc])[0]
+    allowed = {
+        (start, end) for start, end in zip(proposed.starts.tolist(), proposed.ends.tolist())
+        if _clean_edges(doc[start:end])
+    }
+    assert allowed, "the text has clean tokens"
+    assert {(s.start, s.end) for s in doc.spans[pipe.key]} == allowed
+
+
+def test_global_pointer_low_threshold_skips_invisible_edges():
+    """The real decoder at a threshold that accepts every cell."""
+    nlp = spacy.load(trained_dir("global_pointer"))
+    pipe = nlp.get_pipe("global_pointer")
+    pipe.cfg["threshold"] = -1e4
+    for kind in EDGE_KINDS:
+        doc = nlp(MESSY_TEXTS[kind])
+        assert len(doc.spans[pipe.key]) > 0
+        check_doc(doc, pipe.key)
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_gold_spans_trimmed_of_invisible_edges(name):
+    """Training targets: a gold span with whitespace or control tokens at its
+    edges is learned without them; one made of them only is left out."""
+    nlp = _fresh(name)
+    text = "IL-2 \x00\x07\x1b[31m gene \u200b expression \t in T cells ."
+    predicted = nlp.make_doc(text)
+    words = [t.text for t in predicted]
+    assert words[:4] == ["IL-2", "\x00\x07\x1b[31", "m", "gene"], words
+    reference = Doc(nlp.vocab, words=words, spaces=[bool(t.whitespace_) for t in predicted])
+    # "\u200b" token and "\t" token (whitespace), as spaCy tokenizes them
+    zw, tab = words.index("\u200b"), words.index("\t ")
+    reference.spans["sc"] = [
+        Span(reference, 0, 2, label="DNA"),        # ends on the ANSI escape -> IL-2
+        Span(reference, 1, 4, label="DNA"),        # starts on it -> m gene
+        Span(reference, zw, tab + 1, label="DNA"),  # \u200b expression \t -> expression
+        Span(reference, 1, 2, label="protein"),    # the escape alone -> left out
+        Span(reference, tab + 1, tab + 4, label="cell_type"),  # clean: kept
+    ]
+    example = Example(predicted, reference)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W100: lcrf_ner learns the outer layer only
+        optimizer = nlp.initialize(lambda: [example])
+    pipe = nlp.get_pipe(name)
+    assert [(s.text, s.label_) for s in pipe._gold_spans(example)] == [
+        ("IL-2", "DNA"), ("m gene", "DNA"), ("expression", "DNA"), ("in T cells", "cell_type"),
+    ]
+    assert math.isfinite(nlp.update([example], sgd=optimizer)[name])
+
+
+@pytest.mark.parametrize(
+    "text", [t for k, t in MESSY_TEXTS.items() if k != "long_doc"] + ["IL-2  gene   expression ."]
+)
+def test_edge_masks_match_characters(text):
+    """The per-token masks (a fast path for printable text, code points
+    otherwise) agree with the characters of each token."""
+    from spacy_globalner.pipeline.edges import edge_masks
+
+    doc = spacy.blank("en")(text)
+    can_start, can_end = edge_masks(doc)
+    for token, start, end in zip(doc, can_start.tolist(), can_end.tolist()):
+        control = any(unicodedata.category(c) == "Cc" for c in token.text)
+        assert start == (not control and not _invisible(token.text[0])), repr(token.text)
+        assert end == (not control and not _invisible(token.text[-1])), repr(token.text)

@@ -1,41 +1,135 @@
 """nlp.pipe with n_process=2 predicts what one process does, for every component,
-and the pipes survive pickling (what spawn-started workers and Ray rely on)."""
+and the pipes survive pickling (what spawn-started workers and Ray rely on).
+
+The multiprocess runs happen in a subprocess with the environment a user has: no
+thread variables, torch's default threads, spaCy's default start method (fork on
+Linux), and a timeout that turns a hang into a failure. They used to hang: the
+forked workers waited in libgomp for the parent's OpenMP threads.
+"""
+import atexit
+import functools
 import json
+import os
 import pickle
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Dict, List
 
 import pytest
 import spacy
+from spacy.training import Example
 
 from tests.helpers.trained_pipelines import (
-    REPO_ROOT, component_params, one_torch_thread, predictions, sample_texts, trained_dir,
+    REPO_ROOT, component_params, genia_docs, predictions, records_equal, sample_texts,
+    trained_dir,
 )
+from spacy_globalner.scale import doc_to_record, read_records
+
+TIMEOUT_S = 300
+# Thread settings a user does not have; the test machine's own are dropped.
+THREAD_VARS = ("OMP_", "MKL_", "KMP_", "GOMP_", "OPENBLAS_", "NUMEXPR_", "VECLIB_", "TORCH_")
+
+
+def user_env() -> Dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(THREAD_VARS)}
+
+
+def run_as_user(args: List[str], **kwargs) -> subprocess.CompletedProcess:
+    """Run a command as a user would; a hang (here: forked workers waiting
+    forever) fails the test, and the whole process group is killed with it.
+    """
+    proc = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=REPO_ROOT, env=user_env(), start_new_session=True, **kwargs,
+    )
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        command = " ".join(map(str, args))
+        pytest.fail(f"{command[:300]} hung for {TIMEOUT_S}s:\n{err[-3000:]}")
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+PIPE_SCRIPT = """
+import json, sys
+import spacy
+from spacy_globalner.scale import doc_to_record
+nlp = spacy.load(sys.argv[1])
+texts = json.loads(sys.argv[2])
+def found(docs):
+    # batched and unbatched matmuls differ in the last bits of a score
+    return [[[s["key"], s["start"], s["end"], s["label"], None if s["score"] is None
+              else round(s["score"], 4)] for s in r["spans"]] + r["ents"]
+            for r in map(doc_to_record, docs)]
+single = found(nlp.pipe(texts, batch_size=5))  # torch runs in the parent first
+multi = found(nlp.pipe(texts, batch_size=5, n_process=2))
+print(json.dumps({"single": single, "multi": multi}))
+"""
 
 
 @pytest.mark.parametrize("name", component_params())
-def test_pipe_n_process_matches_single_process(name):
-    nlp = spacy.load(trained_dir(name))
+def test_pipe_n_process_matches_single_process(name, tmp_path):
+    script = tmp_path / "pipe.py"
+    script.write_text(PIPE_SCRIPT, encoding="utf8")
     texts = sample_texts(24)
-    with one_torch_thread():
-        single = predictions(nlp.pipe(texts, batch_size=5))
-        assert any(spans for _, spans, _ in single), "the small model predicts nothing"
-        # fork start method (Linux default), after torch has run in the parent
-        multi = predictions(nlp.pipe(texts, batch_size=5, n_process=2))
-    assert multi == single
+    result = run_as_user([sys.executable, str(script), str(trained_dir(name)), json.dumps(texts)])
+    assert result.returncode == 0, result.stderr[-3000:]
+    got = json.loads(result.stdout.strip().splitlines()[-1])
+    assert any(doc for doc in got["single"]), "the small model predicts nothing"
+    assert got["multi"] == got["single"]
+
+
+@functools.lru_cache(maxsize=None)
+def default_size_dir(name: str) -> Path:
+    """`name` with its default (shipped) sizes, initialized on a few GENIA docs.
+    Loading weights this big runs torch's parallel copies in the parent, which is
+    what made the annotate command's forked workers hang before they predicted.
+    """
+    nlp = spacy.blank("en")
+    nlp.add_pipe(name)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W100: lcrf_ner learns the outer layer only
+        nlp.initialize(lambda: examples)
+    folder = tempfile.mkdtemp(prefix=f"shipping-default-{name}-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    nlp.to_disk(Path(folder) / "pipeline")
+    return Path(folder) / "pipeline"
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_annotate_command_n_process(name, tmp_path):
+    texts = sample_texts(24)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    model = default_size_dir(name)
+    result = run_as_user([
+        sys.executable, "-m", "spacy_globalner.scale", "annotate", str(model), str(corpus),
+        str(out), "--n-process", "2", "--batch-size", "5",
+    ])
+    assert result.returncode == 0, result.stderr[-3000:]
+    nlp = spacy.load(model)
+    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
 
 
 @pytest.mark.parametrize("name", component_params())
 def test_pipe_and_pipeline_pickle(name):
     nlp = spacy.load(trained_dir(name))
     texts = sample_texts(10)
-    with one_torch_thread():
-        expected = predictions(nlp.pipe(texts))
-        pipe = pickle.loads(pickle.dumps(nlp.get_pipe(name)))
-        assert pipe.cfg == nlp.get_pipe(name).cfg
-        assert predictions(pipe.pipe(nlp.make_doc(t) for t in texts)) == expected
-        nlp2 = pickle.loads(pickle.dumps(nlp))
-        assert predictions(nlp2.pipe(texts)) == expected
+    expected = predictions(nlp.pipe(texts))
+    pipe = pickle.loads(pickle.dumps(nlp.get_pipe(name)))
+    assert pipe.cfg == nlp.get_pipe(name).cfg
+    assert predictions(pipe.pipe(nlp.make_doc(t) for t in texts)) == expected
+    nlp2 = pickle.loads(pickle.dumps(nlp))
+    assert predictions(nlp2.pipe(texts)) == expected
 
 
 SPAWN_SCRIPT = """
@@ -62,9 +156,6 @@ def test_pipe_n_process_spawn(tmp_path):
     expected = [[[s.start, s.end, s.label_] for s in doc.spans[key]] for doc in nlp.pipe(texts)]
     script = tmp_path / "spawn.py"
     script.write_text(SPAWN_SCRIPT, encoding="utf8")
-    result = subprocess.run(
-        [sys.executable, str(script), str(trained_dir(name)), json.dumps(texts), key],
-        capture_output=True, text=True, cwd=REPO_ROOT, timeout=300,
-    )
+    result = run_as_user([sys.executable, str(script), str(trained_dir(name)), json.dumps(texts), key])
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == expected
