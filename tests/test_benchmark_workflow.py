@@ -5,8 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import spacy
-from spacy.language import Language
 from spacy.util import load_model_from_config
 from thinc.api import Config
 
@@ -19,13 +17,6 @@ import report  # noqa: E402
 from benchmark_corpora import CORPORA, HEADS, parse_heads  # noqa: E402
 
 ENCODER_SECTIONS = ("optimizer", "batcher")
-
-
-def registered(head: str) -> bool:
-    spacy.blank("en")  # spaCy registers its own factories on first use
-    config = make_configs.read(make_configs.CONFIG_DIR / "heads" / f"{head}.cfg")
-    (component,) = config["components"].keys()
-    return Language.has_factory(config["components"][component]["factory"])
 
 
 def encoder_block(config: Config, encoder: str = "tok2vec") -> dict:
@@ -78,8 +69,6 @@ def test_budget_and_spancat_sizes(composed):
 
 @pytest.mark.parametrize("head", HEADS)
 def test_composed_config_validates(composed, head):
-    if not registered(head):
-        pytest.skip(f"the factory of {head} is not registered yet")
     config = Config().from_str(composed[head].to_str(interpolate=False))
     nlp = load_model_from_config(config, auto_fill=True, validate=True)
     assert nlp.pipe_names[0] == "tok2vec" and len(nlp.pipe_names) == 2
