@@ -180,3 +180,22 @@ def test_report_targets_come_from_the_targets_file(tmp_path):
     report.render(path, tmp_path / "default")
     table = (tmp_path / "default" / "table.md").read_text()
     assert "| global_pointer adds <= 10% to encoder-only prediction | yes | adds 5.0% |" in table
+
+
+def test_project_commands_declare_deps_and_outputs():
+    """`spacy project run` skips a step whose deps are unchanged and whose
+    outputs exist: every step that writes files declares both, and a script it
+    runs is among its deps, so editing the script reruns the step."""
+    import re
+
+    import srsly
+
+    project = srsly.read_yaml(SCRIPTS.parent / "project.yml")
+    for command in project["commands"]:
+        name = command["name"]
+        assert command.get("deps"), name
+        if name != "show":  # prints only
+            assert command.get("outputs"), name
+        for line in command["script"]:
+            for script in re.findall(r"scripts/\w+\.py", line):
+                assert script in command["deps"], (name, script)
