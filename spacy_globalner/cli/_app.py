@@ -16,7 +16,7 @@ HELP = """spacy-globalner commands: convert corpora, annotate at scale.
 DOCS: README.md and docs/ in the spacy-globalner repository
 """
 
-globalner_cli = typer.Typer(name=NAME, help=HELP, no_args_is_help=True)
+globalner_cli = typer.Typer(name=NAME, help=HELP, no_args_is_help=True, rich_markup_mode=None)
 
 # Short names for Typer's annotations, as spaCy's own CLI has them.
 Arg = typer.Argument
@@ -33,7 +33,9 @@ def run_alias(prog_name: str, commands: List[Callable], argv: Optional[List[str]
     argv (Optional[List[str]]): The arguments (None: sys.argv[1:]).
     RETURNS (int): The exit code.
     """
-    alias = typer.Typer(name=prog_name, no_args_is_help=True, add_completion=False)
+    alias = typer.Typer(
+        name=prog_name, no_args_is_help=True, add_completion=False, rich_markup_mode=None
+    )
     # A callback keeps the subcommand in the command line even for one command.
     alias.callback()(lambda: None)
     for command in commands:
