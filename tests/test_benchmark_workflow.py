@@ -11,7 +11,7 @@ from thinc.api import Config
 SCRIPTS = Path(__file__).resolve().parents[1] / "project" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-import configs as make_configs  # noqa: E402
+import configs as bench_configs  # noqa: E402
 import measure  # noqa: E402  (registers the benchmark's logger and step timer)
 import report  # noqa: E402
 from common import CORPORA, HEADS, parse_heads  # noqa: E402
@@ -35,14 +35,14 @@ def encoder_block(config: Config, encoder: str = "tok2vec") -> dict:
 @pytest.fixture(scope="module")
 def composed():
     return {
-        head: make_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
+        head: bench_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
         for head in HEADS
     }
 
 
 def test_every_head_has_a_config_and_a_budgeted_corpus():
     for head in HEADS:
-        assert make_configs.head_block(head)["components"]
+        assert bench_configs.head_block(head)["components"]
     assert {"genia", "germeval2014", "wnut17", "weibo", "resume", "cluener"} <= set(CORPORA)
     assert parse_heads("all") == list(HEADS)
     assert parse_heads("ner,spancat") == ["ner", "spancat"]
@@ -75,7 +75,7 @@ def test_composed_config_validates(composed, head):
 
 
 def test_chinese_corpora_get_the_character_tokenizer():
-    config = make_configs.compose("global_pointer", lang="zh", steps=5)
+    config = bench_configs.compose("global_pointer", lang="zh", steps=5)
     assert config["nlp"]["lang"] == "zh"
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
     nlp = load_model_from_config(Config().from_str(config.to_str(interpolate=False)), auto_fill=True)
@@ -84,7 +84,7 @@ def test_chinese_corpora_get_the_character_tokenizer():
 
 def test_transformer_encoder_is_shared_too():
     pytest.importorskip("spacy_transformers")
-    configs = [make_configs.compose(head, encoder="trf", steps=5, transformer="some/model")
+    configs = [bench_configs.compose(head, encoder="trf", steps=5, transformer="some/model")
                for head in ("global_pointer", "ner", "spancat")]
     blocks = [encoder_block(config, "transformer") for config in configs]
     assert all(block == blocks[0] for block in blocks)
@@ -151,12 +151,12 @@ def test_package_heads_are_the_package_configs(composed):
     """A package head trains what users get: its block is configs/HEAD.cfg's
     component (plus HEADS' overrides), with no second copy in the project."""
     for name, head in HEADS.items():
-        block_file = make_configs.CONFIG_DIR / "heads" / f"{name}.cfg"
+        block_file = bench_configs.CONFIG_DIR / "heads" / f"{name}.cfg"
         if head.source is None:
             assert block_file.exists()
             continue
         assert not block_file.exists(), name
-        package = Config().from_disk(make_configs.PACKAGE_CONFIGS / f"{head.source}.cfg",
+        package = Config().from_disk(bench_configs.PACKAGE_CONFIGS / f"{head.source}.cfg",
                                      interpolate=False)
         expected = dict(package["components"][head.component])
         expected["model"] = {**{k: v for k, v in expected["model"].items() if k != "tok2vec"},
