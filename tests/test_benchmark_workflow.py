@@ -199,3 +199,12 @@ def test_project_commands_declare_deps_and_outputs():
         for line in command["script"]:
             for script in re.findall(r"scripts/\w+\.py", line):
                 assert script in command["deps"], (name, script)
+
+
+def test_trained_heads_skips_heads_without_model_last(tmp_path, capsys):
+    from common import trained_heads
+
+    (tmp_path / "ner" / "model-last").mkdir(parents=True)
+    (tmp_path / "crener").mkdir()  # training started, no model saved
+    assert list(trained_heads(tmp_path, "crener,ner")) == [("ner", tmp_path / "ner" / "model-last")]
+    assert "skipping crener" in capsys.readouterr().out
