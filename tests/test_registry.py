@@ -11,6 +11,7 @@ REGISTRIES = {
     "spacy_architectures": "architectures",
     "spacy_scorers": "scorers",
     "spacy_misc": "misc",
+    "spacy_cli": "cli",
 }
 
 

@@ -4,7 +4,7 @@ Each reader yields pre-tokenized Docs with every entity in
 doc.spans[spans_key] and the outermost non-overlapping layer in doc.ents;
 `convert` writes them to a DocBin. Command line:
 
-    python -m spacy_globalner.corpora convert INPUT OUTPUT --format genia
+    python -m spacy globalner convert INPUT OUTPUT --format genia
 """
 from .bmes import read_bmes
 from .char_conll import read_char_conll

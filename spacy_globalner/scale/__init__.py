@@ -1,9 +1,11 @@
 """Annotating corpora at scale: nlp.pipe on one machine, Ray Data across many.
 
-Both paths write the same records (see records.py). Command line:
+Both paths write the same records (see records.py). Command line (older name:
+`python -m spacy_globalner.scale annotate`; for .spacy output on one machine,
+`spacy apply` does the job):
 
-    python -m spacy_globalner.scale annotate MODEL INPUT OUTPUT [--n-process 4]
-    python -m spacy_globalner.scale annotate MODEL INPUT OUTPUT --ray [--address auto]
+    python -m spacy globalner annotate MODEL INPUT OUTPUT [--n-process 4]
+    python -m spacy globalner annotate MODEL INPUT OUTPUT --ray [--address auto]
 """
 from .records import annotate, doc_to_record, read_records, read_texts, write_jsonl
 

@@ -347,9 +347,14 @@ def test_infer_format_refuses_to_guess():
         convert("corpus.txt", "out.spacy", format="xml")
 
 
-def test_cli_converts_and_prints_counts_and_the_tokenizer_note(tmp_path):
+# `spacy globalner convert`, through spaCy's spacy_cli entry point, and its older name
+CONVERT_COMMANDS = [["spacy", "globalner", "convert"], ["spacy_globalner.corpora", "convert"]]
+
+
+@pytest.mark.parametrize("command", CONVERT_COMMANDS, ids=["spacy-globalner", "alias"])
+def test_cli_converts_and_prints_counts_and_the_tokenizer_note(tmp_path, command):
     source = write(tmp_path, "r.char.bmes", "高 S-NAME\n勇 O\n中 B-ORG\n国 E-ORG\n")
-    run = [sys.executable, "-m", "spacy_globalner.corpora", "convert"]
+    run = [sys.executable, "-m", *command]
     done = subprocess.run(
         [*run, str(source), str(tmp_path / "r.spacy"), "--format", "auto"],
         capture_output=True, text=True, timeout=120,
@@ -370,6 +375,19 @@ def test_cli_reports_bad_data_and_fails(tmp_path, capsys):
     printed = " ".join(capsys.readouterr().out.split())
     assert "E302" in printed and "bad.conll, line 2" in printed
     assert not (tmp_path / "bad.spacy").exists()
+
+
+@pytest.mark.parametrize("command", CONVERT_COMMANDS, ids=["spacy-globalner", "alias"])
+def test_cli_gives_catalogue_errors_for_bad_options(tmp_path, command):
+    source = write(tmp_path, "r.char.bmes", "高 S-NAME\n")
+    run = [sys.executable, "-m", *command, str(source), str(tmp_path / "r.spacy")]
+    for options, code in [(["--format", "xml"], "E300"), (["--format", "bmes", "--limit", "0"], "E309"),
+                          (["--format", "bmes", "--spans-key", ""], "E308")]:
+        done = subprocess.run([*run, *options], capture_output=True, text=True, timeout=120)
+        printed = " ".join(done.stdout.split())
+        assert done.returncode == 1 and code in printed, (options, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "r.spacy").exists()
 
 
 # The real corpora: the first sentences, against a count made here from the raw file

@@ -4,8 +4,6 @@ import json
 import sys
 
 import pytest
-import spacy
-from spacy.language import Language
 from spacy.util import load_model_from_config
 from thinc.api import Config
 from tests.helpers import REPO_ROOT
@@ -13,19 +11,12 @@ from tests.helpers import REPO_ROOT
 SCRIPTS = REPO_ROOT / "project" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-import bench_code  # noqa: E402  (registers the benchmark's logger and step timer)
-import make_configs  # noqa: E402
+import configs as bench_configs  # noqa: E402
+import measure  # noqa: E402  (registers the benchmark's logger and step timer)
 import report  # noqa: E402
-from benchmark_corpora import CORPORA, HEADS, parse_heads  # noqa: E402
+from common import CORPORA, HEADS, parse_heads  # noqa: E402
 
 ENCODER_SECTIONS = ("optimizer", "batcher")
-
-
-def registered(head: str) -> bool:
-    spacy.blank("en")  # spaCy registers its own factories on first use
-    config = make_configs.read(make_configs.CONFIG_DIR / "heads" / f"{head}.cfg")
-    (component,) = config["components"].keys()
-    return Language.has_factory(config["components"][component]["factory"])
 
 
 def encoder_block(config: Config, encoder: str = "tok2vec") -> dict:
@@ -44,16 +35,16 @@ def encoder_block(config: Config, encoder: str = "tok2vec") -> dict:
 @pytest.fixture(scope="module")
 def composed():
     return {
-        head: make_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
+        head: bench_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
         for head in HEADS
     }
 
 
 def test_every_head_has_a_config_and_a_budgeted_corpus():
     for head in HEADS:
-        assert (make_configs.CONFIG_DIR / "heads" / f"{head}.cfg").exists()
+        assert bench_configs.head_block(head)["components"]
     assert {"genia", "germeval2014", "wnut17", "weibo", "resume", "cluener"} <= set(CORPORA)
-    assert parse_heads("all") == HEADS
+    assert parse_heads("all") == list(HEADS)
     assert parse_heads("ner,spancat") == ["ner", "spancat"]
     with pytest.raises(SystemExit):
         parse_heads("nerr")
@@ -61,7 +52,7 @@ def test_every_head_has_a_config_and_a_budgeted_corpus():
 
 def test_heads_share_an_identical_encoder_block(composed):
     blocks = {head: encoder_block(config) for head, config in composed.items()}
-    first = blocks[HEADS[0]]
+    first = blocks[list(HEADS)[0]]
     for head, block in blocks.items():
         assert block == first, head
     assert composed["global_pointer_efficient"]["components"]["global_pointer"]["model"]["efficient"]
@@ -78,15 +69,13 @@ def test_budget_and_spancat_sizes(composed):
 
 @pytest.mark.parametrize("head", HEADS)
 def test_composed_config_validates(composed, head):
-    if not registered(head):
-        pytest.skip(f"the factory of {head} is not registered yet")
     config = Config().from_str(composed[head].to_str(interpolate=False))
     nlp = load_model_from_config(config, auto_fill=True, validate=True)
     assert nlp.pipe_names[0] == "tok2vec" and len(nlp.pipe_names) == 2
 
 
 def test_chinese_corpora_get_the_character_tokenizer():
-    config = make_configs.compose("global_pointer", lang="zh", steps=5)
+    config = bench_configs.compose("global_pointer", lang="zh", steps=5)
     assert config["nlp"]["lang"] == "zh"
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
     nlp = load_model_from_config(Config().from_str(config.to_str(interpolate=False)), auto_fill=True)
@@ -95,7 +84,7 @@ def test_chinese_corpora_get_the_character_tokenizer():
 
 def test_transformer_encoder_is_shared_too():
     pytest.importorskip("spacy_transformers")
-    configs = [make_configs.compose(head, encoder="trf", steps=5, transformer="some/model")
+    configs = [bench_configs.compose(head, encoder="trf", steps=5, transformer="some/model")
                for head in ("global_pointer", "ner", "spancat")]
     blocks = [encoder_block(config, "transformer") for config in configs]
     assert all(block == blocks[0] for block in blocks)
@@ -107,8 +96,8 @@ def test_training_seconds_replaces_evaluation_steps_by_a_median_update():
     starts = {0: 0.0, 1: 10.0, 2: 11.0, 3: 12.0}
     ends = {0: 9.0, 1: 11.0, 2: 12.0, 3: 20.0}  # steps 0 and 3 include an evaluation
     # four 1 s updates and the 1 s of batching between steps 0 and 1
-    assert bench_code.training_seconds(starts, ends, [0, 3]) == pytest.approx(5.0)
-    assert bench_code.training_seconds({}, {}, []) == 0.0
+    assert measure.training_seconds(starts, ends, [0, 3]) == pytest.approx(5.0)
+    assert measure.training_seconds({}, {}, []) == 0.0
 
 
 def fake_run(nested: bool, gp_f: float) -> dict:
@@ -146,8 +135,7 @@ def test_report_writes_table_goals_and_plots(tmp_path):
                         "flat_fake": {"cpu": fake_run(False, 0.45)}}}
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results))
-    sys.argv = ["report.py", str(path), str(tmp_path / "out")]
-    report.main()
+    report.render(path, tmp_path / "out")
     table = (tmp_path / "out" / "table.md").read_text()
     for name in ("f1.png", "throughput.png", "memory_vs_length.png"):
         assert (tmp_path / "out" / name).stat().st_size > 1000
@@ -157,3 +145,66 @@ def test_report_writes_table_goals_and_plots(tmp_path):
     assert "| global_pointer >= ner (ents F) | **no** | global_pointer 45.0 vs ner 50.0 |" in table
     assert "| global_pointer training throughput >= lcrf_ner | **no** |" in table
     assert "| crener prediction memory grows linearly (exponent <= 1.3) | **no** | exponent 2.00 |" in table
+
+
+def test_package_heads_are_the_package_configs(composed):
+    """A package head trains what users get: its block is configs/HEAD.cfg's
+    component (plus HEADS' overrides), with no second copy in the project."""
+    for name, head in HEADS.items():
+        block_file = bench_configs.CONFIG_DIR / "heads" / f"{name}.cfg"
+        if head.source is None:
+            assert block_file.exists()
+            continue
+        assert not block_file.exists(), name
+        package = Config().from_disk(bench_configs.PACKAGE_CONFIGS / f"{head.source}.cfg",
+                                     interpolate=False)
+        expected = dict(package["components"][head.component])
+        expected["model"] = {**{k: v for k, v in expected["model"].items() if k != "tok2vec"},
+                             **head.model_overrides}
+        got = dict(composed[name]["components"][head.component])
+        got["model"] = {k: v for k, v in got["model"].items() if k != "tok2vec"}
+        assert got == expected, name
+        assert composed[name]["training"]["score_weights"] == package["training"]["score_weights"]
+
+
+def test_report_targets_come_from_the_targets_file(tmp_path):
+    results = {"runs": {"flat_fake": {"cpu": fake_run(False, 0.45)}}}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results))
+    targets = tmp_path / "targets.yml"
+    targets.write_text("head_overhead:\n  - {head: lcrf_ner, max: 0.01}\n")
+    report.render(path, tmp_path / "out", targets)
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "| lcrf_ner adds <= 1% to encoder-only prediction | **no** | adds 4.0% |" in table
+    assert "global_pointer >= ner" not in table  # only the targets in the file are checked
+    report.render(path, tmp_path / "default")
+    table = (tmp_path / "default" / "table.md").read_text()
+    assert "| global_pointer adds <= 10% to encoder-only prediction | yes | adds 5.0% |" in table
+
+
+def test_project_commands_declare_deps_and_outputs():
+    """`spacy project run` skips a step whose deps are unchanged and whose
+    outputs exist: every step that writes files declares both, and a script it
+    runs is among its deps, so editing the script reruns the step."""
+    import re
+
+    import srsly
+
+    project = srsly.read_yaml(SCRIPTS.parent / "project.yml")
+    for command in project["commands"]:
+        name = command["name"]
+        assert command.get("deps"), name
+        if name != "show":  # prints only
+            assert command.get("outputs"), name
+        for line in command["script"]:
+            for script in re.findall(r"scripts/\w+\.py", line):
+                assert script in command["deps"], (name, script)
+
+
+def test_trained_heads_skips_heads_without_model_last(tmp_path, capsys):
+    from common import trained_heads
+
+    (tmp_path / "ner" / "model-last").mkdir(parents=True)
+    (tmp_path / "crener").mkdir()  # training started, no model saved
+    assert list(trained_heads(tmp_path, "crener,ner")) == [("ner", tmp_path / "ner" / "model-last")]
+    assert "skipping crener" in capsys.readouterr().out

@@ -1,10 +1,14 @@
-"""The records writer and reader shared by the annotate command and the Ray path."""
+"""The records writer and reader shared by the annotate command and the Ray
+path, and the annotate command as users run it."""
+import os
+import subprocess
+import sys
+
 import pytest
 import spacy
 
 from spacy_globalner.scale import annotate, doc_to_record, read_records, read_texts, write_jsonl
-
-from ..helpers.trained_pipelines import records_equal, sample_texts, trained_dir
+from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
 
 
@@ -36,6 +40,32 @@ def test_read_texts_plain_and_errors(tmp_path):
     bad.write_text('{"text": "ok"}\n{"txt": "no"}\n', encoding="utf8")
     with pytest.raises(ValueError, match=r"\[E401\].*line 2"):
         list(read_texts(bad))
+
+
+@pytest.mark.parametrize(
+    "command", [["spacy", "globalner", "annotate"], ["spacy_globalner.scale", "annotate"]],
+    ids=["spacy-globalner", "alias"],
+)
+def test_annotate_command_in_a_subprocess(tmp_path, command):
+    """The user's command line: `spacy globalner annotate` (spaCy's spacy_cli
+    entry point) and its older name, with a user's environment."""
+    texts = sample_texts(4)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    run = [sys.executable, "-m", *command, str(trained_dir("global_pointer"))]
+    done = subprocess.run([*run, str(corpus), str(out)], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"Annotated {len(texts)} document(s)" in " ".join(done.stdout.split())
+    nlp = spacy.load(trained_dir("global_pointer"))
+    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
+    # Bad input: the catalogue's error, exit code 1, no traceback
+    done = subprocess.run([*run, str(tmp_path / "missing.jsonl"), str(out)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 1 and "E400" in done.stdout, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_scale_cli_matches_pipe(tmp_path):

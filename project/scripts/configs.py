@@ -1,26 +1,29 @@
 """Compose one training config per head from ONE encoder block and a head block.
 
-python scripts/make_configs.py STATS_JSON OUTPUT_DIR [--encoder cpu|trf]
+python scripts/configs.py STATS_JSON OUTPUT_DIR [--encoder cpu|trf]
     [--heads all|a,b] [--steps N] [--transformer NAME|auto]
 
-base.cfg + encoders/ENCODER.cfg + heads/HEAD.cfg are merged with thinc's
+base.cfg + encoders/ENCODER.cfg + the head block are merged with thinc's
 Config; the encoder's [listener] block becomes every head's model.tok2vec, so
 every head sees the same encoder, seed, batcher, optimizer and step budget.
+A package head's block is its component and score weights in the package's
+configs/HEAD.cfg (plus common.HEADS' overrides), so the benchmark trains what
+users get; spaCy's ner and spancat have blocks in configs/benchmark/heads/.
 From the corpus statistics: the language (Chinese gets the character
 tokenizer, or gold and predicted tokens misalign), spancat's ngram sizes
 (1..longest training entity) and the step budget.
 """
-import argparse
 import copy
 import json
 from pathlib import Path
 from typing import Optional
 
+import typer
 from thinc.api import Config
 
-from benchmark_corpora import parse_heads
+from common import HEADS, PACKAGE_CONFIGS, PROJECT_DIR, Arg, Opt, parse_heads
 
-CONFIG_DIR = Path(__file__).parent.parent / "configs" / "benchmark"
+CONFIG_DIR = PROJECT_DIR / "configs" / "benchmark"
 CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
 
 
@@ -38,6 +41,21 @@ def resolve_transformer(name: str) -> str:
 
 def read(path: Path) -> Config:
     return Config().from_disk(path, interpolate=False)
+
+
+def head_block(head: str) -> Config:
+    """[components.COMPONENT] (without model.tok2vec) and [training.score_weights]
+    of one head: from the package's configs/SOURCE.cfg, or its benchmark block."""
+    spec = HEADS[head]
+    if spec.source is None:
+        return read(CONFIG_DIR / "heads" / f"{head}.cfg")
+    source = read(PACKAGE_CONFIGS / f"{spec.source}.cfg")
+    component = copy.deepcopy(dict(source["components"][spec.component]))
+    component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    component["model"].update(spec.model_overrides)
+    weights = dict(source["training"]["score_weights"])
+    return Config({"components": {spec.component: component},
+                   "training": {"score_weights": weights}})
 
 
 def encoder_parts(encoder: str) -> tuple:
@@ -59,7 +77,7 @@ def compose(
 ) -> Config:
     """The full training config of one head on one encoder.
 
-    head (str): A file name in configs/benchmark/heads without .cfg.
+    head (str): A name in common.HEADS.
     encoder (str): cpu or trf.
     lang (str): The corpus language; zh switches to the character tokenizer.
     steps (int): Update budget (max_steps); evaluation at step 0 and at the end.
@@ -68,9 +86,9 @@ def compose(
     RETURNS (Config): The config, uninterpolated.
     """
     encoder_config, encoder_name, listener = encoder_parts(encoder)
-    head_config = read(CONFIG_DIR / "heads" / f"{head}.cfg")
-    config = read(CONFIG_DIR / "base.cfg").merge(encoder_config).merge(head_config)
-    (component,) = head_config["components"].keys()
+    block = head_block(head)
+    config = read(CONFIG_DIR / "base.cfg").merge(encoder_config).merge(block)
+    (component,) = block["components"].keys()
     config["components"][component]["model"]["tok2vec"] = copy.deepcopy(dict(listener))
     config["nlp"]["pipeline"] = [encoder_name, component]
     config["nlp"]["lang"] = lang
@@ -87,45 +105,30 @@ def compose(
     return config
 
 
-def head_available(head: str) -> bool:
-    """Whether the head's config exists and its factory is registered."""
-    import spacy
-    import spacy_globalner  # noqa: F401 (registers the package's factories)
-    from spacy.language import Language
-
-    spacy.blank("en")  # spaCy registers its own factories on first use
-
-    path = CONFIG_DIR / "heads" / f"{head}.cfg"
-    if not path.exists():
-        return False
-    (component,) = read(path)["components"].keys()
-    return Language.has_factory(read(path)["components"][component]["factory"])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("stats", type=Path, help="stats.json written by bench_corpus.py")
-    parser.add_argument("output_dir", type=Path)
-    parser.add_argument("--encoder", default="cpu", choices=["cpu", "trf"])
-    parser.add_argument("--heads", default="all")
-    parser.add_argument("--steps", type=int, default=0, help="0: the corpus budget")
-    parser.add_argument("--transformer", default="auto")
-    args = parser.parse_args()
-    stats = json.loads(args.stats.read_text())
-    steps = args.steps or stats["steps"]
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    for head in parse_heads(args.heads):
-        if not head_available(head):
-            print(f"skipping {head}: no head config, or its factory is not registered here")
-            continue
+def main(
+    # fmt: off
+    stats_path: Path = Arg(..., help="stats.json written by corpus.py", metavar="STATS_JSON"),
+    output_dir: Path = Arg(..., help="Where HEAD.cfg goes for each head"),
+    encoder: str = Opt("cpu", "--encoder", help="cpu or trf"),
+    heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
+    steps: int = Opt(0, "--steps", help="Update budget (0: the corpus budget)"),
+    transformer: str = Opt("auto", "--transformer", help="The trf encoder's model name or path"),
+    # fmt: on
+):
+    if encoder not in ("cpu", "trf"):
+        raise SystemExit(f"Unknown encoder {encoder!r}; choose cpu or trf")
+    stats = json.loads(stats_path.read_text())
+    steps = steps or stats["steps"]
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for head in parse_heads(heads):
         config = compose(
-            head, encoder=args.encoder, lang=stats["lang"], steps=steps,
+            head, encoder=encoder, lang=stats["lang"], steps=steps,
             max_entity_length=stats["train"]["max_length"],
-            transformer=resolve_transformer(args.transformer) if args.encoder == "trf" else None,
+            transformer=resolve_transformer(transformer) if encoder == "trf" else None,
         )
-        config.to_disk(args.output_dir / f"{head}.cfg", interpolate=False)
-        print(f"{args.output_dir / f'{head}.cfg'}: {head} on {args.encoder}, {steps} steps")
+        config.to_disk(output_dir / f"{head}.cfg", interpolate=False)
+        print(f"{output_dir / f'{head}.cfg'}: {head} on {encoder}, {steps} steps")
 
 
 if __name__ == "__main__":
-    main()
+    typer.run(main)

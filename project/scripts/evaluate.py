@@ -1,10 +1,12 @@
-"""Score every trained head on the dev split: all spans, the flat layer and,
-for nested corpora, the outer layer.
+"""Score trained pipelines on the dev split, and show what one of them finds.
 
-python scripts/evaluate_heads.py MODELS_DIR DEV_SPACY OUTPUT_JSON [--stats STATS_JSON]
-    [--heads all] [--spans-key sc] [--gpu-id -1]
+    python scripts/evaluate.py heads MODELS_DIR DEV_SPACY OUTPUT_JSON [--stats STATS_JSON]
+        [--heads all] [--spans-key sc] [--gpu-id -1]
+    python scripts/evaluate.py show PIPELINE_DIR [TEXT] [--spans-key sc]
 
-Views of each prediction, scored with spaCy's Scorer (P/R/F overall and per label):
+`heads` scores every trained head on the dev split: all spans, the flat layer
+and, for nested corpora, the outer layer. Views of each prediction, scored
+with spaCy's Scorer (P/R/F overall and per label):
 - spans: doc.spans[key] (all entities, nested allowed; `ner`: doc.ents)
   against every gold entity;
 - ents: the flat layer the component writes to doc.ents (spancat writes none:
@@ -13,20 +15,22 @@ Views of each prediction, scored with spaCy's Scorer (P/R/F overall and per labe
   reference's doc.ents, which hold the outermost gold layer; on nested
   corpora this is where flat taggers (ner, lcrf_ner) compare with the others.
 """
-import argparse
 import json
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 import spacy
 import spacy_globalner  # noqa: F401 (registers the components)
+import typer
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Corpus, Example
 
 from spacy_globalner.pipeline.ents_filters import highest_score_filter, longest_first_filter
 
-from benchmark_corpora import parse_heads
+from common import Arg, Opt, read_json, trained_heads, write_json
+
+app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
 
 
 def predicted_spans(doc: Doc, key: str) -> List[Span]:
@@ -96,34 +100,61 @@ def evaluate(model_path: Path, dev_path: Path, key: str, nested: bool) -> Dict:
     return scores
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("models_dir", type=Path)
-    parser.add_argument("dev", type=Path)
-    parser.add_argument("output", type=Path)
-    parser.add_argument("--heads", default="all")
-    parser.add_argument("--spans-key", default="sc")
-    parser.add_argument("--stats", type=Path, default=None,
-                        help="stats.json of bench_corpus.py: a nested corpus also gets the outer score")
-    parser.add_argument("--nested", action="store_true", help="also score the outer layer")
-    parser.add_argument("--gpu-id", type=int, default=-1)
-    args = parser.parse_args()
-    if args.gpu_id >= 0:
-        spacy.require_gpu(args.gpu_id)
-    nested = args.nested or (args.stats is not None and json.loads(args.stats.read_text())["nested"])
-    results = json.loads(args.output.read_text()) if args.output.exists() else {}
-    for head in parse_heads(args.heads):
-        model = args.models_dir / head / "model-last"
-        if not model.exists():
-            print(f"skipping {head}: no {model}")
-            continue
-        results[head] = evaluate(model, args.dev, args.spans_key, nested)
+@app.command("heads")
+def evaluate_heads(
+    # fmt: off
+    models_dir: Path = Arg(..., help="MODELS_DIR/HEAD/model-last per head, from train.py"),
+    dev: Path = Arg(..., help="The dev .spacy corpus"),
+    output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
+    heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
+    spans_key: str = Opt("sc", "--spans-key", help="The doc.spans key the heads write"),
+    stats: Optional[Path] = Opt(None, "--stats", help="stats.json of corpus.py: a nested corpus also gets the outer score"),
+    nested: bool = Opt(False, "--nested", help="Also score the outer layer"),
+    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
+    # fmt: on
+):
+    """Span, flat and outer-layer P/R/F of every trained head on the dev split."""
+    if gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+    nested = nested or (stats is not None and json.loads(stats.read_text())["nested"])
+    results = read_json(output)
+    for head, model in trained_heads(models_dir, heads):
+        results[head] = evaluate(model, dev, spans_key, nested)
         figures = {view: round(results[head][view]["f"] or 0.0, 4)
                    for view in ("spans", "ents", "outer") if view in results[head]}
         print(f"{head}: F {figures}")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(results, indent=2))
+    write_json(output, results)
+
+
+SAMPLE_TEXT = (
+    "The IL-2 gene promoter is activated by NF-kappa B and c-Rel in human T cells "
+    "and in Jurkat T cells, but not in human monocytes."
+)
+
+
+@app.command("show")
+def show(
+    # fmt: off
+    nlp_path: str = Arg(..., help="A trained pipeline", metavar="PIPELINE_DIR"),
+    text: str = Arg(SAMPLE_TEXT, help="The text (default: a GENIA-like sample)"),
+    spans_key: str = Opt("sc", "--spans-key", help="The doc.spans key to print"),
+    # fmt: on
+):
+    """Print the entities a trained pipeline finds in a text: nested spans and doc.ents."""
+    nlp = spacy.load(nlp_path)
+    doc = nlp(text)
+    print(text, "\n")
+    group = doc.spans.get(spans_key, [])
+    scores = group.attrs.get("scores", [None] * len(group)) if len(group) else []
+    print(f"doc.spans[{spans_key!r}]: {len(group)} spans (nested ones indented)")
+    for span, score in sorted(zip(group, scores), key=lambda pair: (pair[0].start, -len(pair[0]))):
+        depth = sum(
+            1 for other in group
+            if other.start <= span.start and span.end <= other.end and len(other) > len(span)
+        )
+        print(f"  {'    ' * depth}{span.text!r:40} {span.label_:10} {float(score):.3f}")
+    print(f"\ndoc.ents: {[(ent.text, ent.label_) for ent in doc.ents]}")
 
 
 if __name__ == "__main__":
-    main()
+    app()

@@ -1,0 +1,66 @@
+"""Convert one benchmark corpus (train slice + dev) and record its statistics.
+
+python scripts/corpus.py CORPUS DATA_DIR OUTPUT_DIR [--train-limit N]
+
+Writes OUTPUT_DIR/train.spacy, dev.spacy and stats.json (language, nesting,
+longest entity in train, the slice used), which configs.py reads.
+"""
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from spacy.tokens import DocBin
+from spacy.util import get_lang_class
+
+from spacy_globalner.corpora import corpus_stats
+
+from common import Arg, Opt, get_corpus, write_json
+
+
+def convert(input_path: Path, output_path: Path, format: str, limit: int) -> None:
+    cmd = [sys.executable, "-m", "spacy", "globalner", "convert",
+           str(input_path), str(output_path), "--format", format]
+    if limit:
+        cmd += ["--limit", str(limit)]
+    subprocess.run(cmd, check=True)
+
+
+def stats_of(path: Path, lang: str) -> dict:
+    vocab = get_lang_class(lang)().vocab
+    docs = list(DocBin().from_disk(path).get_docs(vocab))
+    stats = asdict(corpus_stats(docs))
+    stats["nested_share"] = stats["n_nested"] / stats["n_entities"] if stats["n_entities"] else 0.0
+    return stats
+
+
+def main(
+    # fmt: off
+    corpus_name: str = Arg(..., help="A corpus of common.CORPORA", metavar="CORPUS"),
+    data_dir: Path = Arg(..., help="The folder that holds the corpora's folders"),
+    output_dir: Path = Arg(..., help="Where train.spacy, dev.spacy and stats.json go"),
+    train_limit: int = Opt(-1, "--train-limit", help="First N training sentences (0 = all; default: the corpus budget)"),
+    # fmt: on
+):
+    corpus = get_corpus(corpus_name)
+    limit = corpus.train_limit if train_limit < 0 else train_limit
+    source = data_dir / corpus.folder
+    output_dir.mkdir(parents=True, exist_ok=True)
+    convert(source / corpus.train, output_dir / "train.spacy", corpus.format, limit)
+    convert(source / corpus.dev, output_dir / "dev.spacy", corpus.format, 0)
+    summary = {
+        "corpus": corpus_name,
+        "lang": corpus.lang,
+        "nested": corpus.nested,
+        "train_limit": limit,
+        "steps": corpus.steps,
+        "train": stats_of(output_dir / "train.spacy", corpus.lang),
+        "dev": stats_of(output_dir / "dev.spacy", corpus.lang),
+    }
+    write_json(output_dir / "stats.json", summary)
+    print(f"max entity length in train: {summary['train']['max_length']} tokens")
+
+
+if __name__ == "__main__":
+    typer.run(main)

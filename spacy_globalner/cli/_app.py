@@ -1,0 +1,48 @@
+"""The `spacy globalner` command group and the helpers its commands share.
+
+Each command lives in a file of its own in this folder and registers itself on
+`globalner_cli` with `@globalner_cli.command(...)`; cli/__init__.py imports
+the files and hangs the group under spaCy's own `app`. A new command is one new
+file plus one import line in __init__.py.
+"""
+from typing import Callable, List, Optional
+
+import typer
+from typer.main import get_command
+
+NAME = "globalner"
+HELP = """spacy-globalner commands: convert corpora, annotate at scale.
+
+DOCS: README.md and docs/ in the spacy-globalner repository
+"""
+
+globalner_cli = typer.Typer(name=NAME, help=HELP, no_args_is_help=True, rich_markup_mode=None)
+
+# Short names for Typer's annotations, as spaCy's own CLI has them.
+Arg = typer.Argument
+Opt = typer.Option
+
+
+def run_alias(prog_name: str, commands: List[Callable], argv: Optional[List[str]] = None) -> int:
+    """Run some of the group's commands under an older `python -m` name, so
+    `python -m spacy_globalner.corpora convert ...` keeps working with the same
+    options, help and errors as `spacy globalner convert ...`.
+
+    prog_name (str): The name printed in usage lines.
+    commands (List[Callable]): The Typer command functions the alias offers.
+    argv (Optional[List[str]]): The arguments (None: sys.argv[1:]).
+    RETURNS (int): The exit code.
+    """
+    alias = typer.Typer(
+        name=prog_name, no_args_is_help=True, add_completion=False, rich_markup_mode=None
+    )
+    # A callback keeps the subcommand in the command line even for one command.
+    alias.callback()(lambda: None)
+    for command in commands:
+        info = next(c for c in globalner_cli.registered_commands if c.callback is command)
+        alias.command(info.name)(command)
+    try:
+        get_command(alias).main(args=argv, prog_name=prog_name, standalone_mode=True)
+    except SystemExit as exit:
+        return exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+    return 0

@@ -1,0 +1,60 @@
+"""spacy globalner annotate MODEL INPUT OUTPUT [--ray ...]
+
+For plain local annotation `spacy apply` does the same job; this command adds
+the Ray Data path for scale-out and writes spans with their scores as records
+(see scale/records.py). Also `python -m spacy_globalner.scale annotate ...`.
+"""
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from wasabi import msg
+
+from ._app import Arg, Opt, globalner_cli
+
+
+@globalner_cli.command("annotate")
+def annotate_cli(
+    # fmt: off
+    model: str = Arg(..., help="Pipeline package name or path, as for spacy.load"),
+    input_path: Path = Arg(..., help="Corpus: .jsonl with 'text' (and 'id'), or plain text, one document per line", metavar="INPUT"),
+    output_path: Path = Arg(..., help="Output .jsonl file, or a Parquet folder with --ray", metavar="OUTPUT"),
+    batch_size: int = Opt(64, "--batch-size", help="Docs per batch"),
+    n_process: int = Opt(1, "--n-process", help="Processes for nlp.pipe"),
+    spans_keys: Optional[List[str]] = Opt(None, "--spans-key", help="doc.spans key to write (repeatable; default: all)"),
+    gpu_id: int = Opt(-1, "--gpu-id", help="GPU for nlp.pipe (-1: CPU)"),
+    use_ray: bool = Opt(False, "--ray", help="Run on Ray Data"),
+    address: Optional[str] = Opt(None, "--address", help="Ray cluster address (default: local)"),
+    workers: int = Opt(2, "--workers", help="Pipelines on Ray"),
+    output_format: Optional[str] = Opt(None, "--format", help="Output format on Ray: jsonl or parquet (default: from the output's suffix)"),
+    # fmt: on
+):
+    """Annotate a corpus and write spans and scores as JSON lines (or Parquet
+    with --ray). For local annotation into .spacy files, `spacy apply` does it.
+    """
+    spans_keys = spans_keys or None
+    try:
+        if use_ray:
+            from ..scale.ray_annotate import ray_annotate
+
+            count = ray_annotate(
+                model, input_path, output_path, address=address, num_workers=workers,
+                batch_size=batch_size, output_format=output_format, spans_keys=spans_keys,
+            )
+        else:
+            import spacy
+
+            from ..scale.records import annotate, read_texts, write_jsonl
+
+            if gpu_id >= 0:
+                spacy.require_gpu(gpu_id)
+            nlp = spacy.load(model)
+            records = annotate(
+                nlp, read_texts(input_path), batch_size=batch_size, n_process=n_process,
+                spans_keys=spans_keys,
+            )
+            count = write_jsonl(output_path, records)
+    except ValueError as err:
+        msg.fail("Annotation failed", str(err))
+        raise typer.Exit(code=1)
+    msg.good(f"Annotated {count} document(s) -> {output_path}")
