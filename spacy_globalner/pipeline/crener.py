@@ -220,13 +220,14 @@ class CRENER(SpanPipe):
         gold = self._gold_grids(examples, windows)
         xp = self.model.ops.xp
         n_channels = grids[0].shape[-1]
-        flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids])
+        flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids]).astype("float32", copy=False)
+        # The gradient stays fp32 (a leaf in fp32) until the head's grad scaler scales it.
         logits = xp2torch(flat, requires_grad=True)
         loss = threshold_multilabel_loss(
             logits, torch.as_tensor(gold, device=logits.device), self.cfg["positive_weight"]
         )
         loss.backward()
-        d_flat = torch2xp(logits.grad).astype(flat.dtype, copy=False)
+        d_flat = torch2xp(logits.grad)
         bounds = numpy.cumsum([0] + [grid.shape[0] * grid.shape[1] for grid in grids])
         d_grids = [
             d_flat[lo:hi].reshape(grid.shape) for lo, hi, grid in zip(bounds[:-1], bounds[1:], grids)

@@ -183,7 +183,8 @@ class GlobalPointer(SpanPipe):
         doc_of_row, _, valid = band_cell_coordinates(lengths, width)
         gold = self._gold_cells(examples, lengths, width)
         group = doc_of_row[:, None, None] * n_labels + numpy.arange(n_labels)[None, None, :]
-        logits = xp2torch(scores, requires_grad=True)
+        # The gradient stays fp32 (a leaf in fp32) until the head's grad scaler scales it.
+        logits = xp2torch(self.model.ops.xp.asarray(scores, dtype="float32"), requires_grad=True)
         device = logits.device
         loss = global_pointer_loss(
             logits,
@@ -193,7 +194,7 @@ class GlobalPointer(SpanPipe):
             len(examples) * n_labels,
         )
         loss.backward()
-        d_scores = torch2xp(logits.grad).astype(scores.dtype, copy=False)
+        d_scores = torch2xp(logits.grad)
         return float(loss.item()), d_scores
 
     def _gold_cells(self, examples: List[Example], lengths: List[int], width: int) -> numpy.ndarray:

@@ -197,8 +197,10 @@ class LinearCRFNER(SpanPipe):
         lengths = numpy.asarray([len(example.predicted) for example in examples], dtype="int64")
         self._check_scores(emissions, transitions, lengths)
         tags = self._gold_tags(examples, lengths, emissions.shape[1])
-        emissions_t = xp2torch(emissions, requires_grad=True)
-        transitions_t = xp2torch(transitions, requires_grad=True)
+        # The gradients stay fp32 (leaves in fp32) until the head's grad scaler scales them.
+        xp = self.model.ops.xp
+        emissions_t = xp2torch(xp.asarray(emissions, dtype="float32"), requires_grad=True)
+        transitions_t = xp2torch(xp.asarray(transitions, dtype="float32"), requires_grad=True)
         device = emissions_t.device
         loss = crf_nll(
             emissions_t,
@@ -207,8 +209,8 @@ class LinearCRFNER(SpanPipe):
             torch.as_tensor(lengths, device=device),
         )
         loss.backward()
-        d_emissions = torch2xp(emissions_t.grad).astype(emissions.dtype, copy=False)
-        d_transitions = torch2xp(transitions_t.grad).astype(transitions.dtype, copy=False)
+        d_emissions = torch2xp(emissions_t.grad)
+        d_transitions = torch2xp(transitions_t.grad)
         return float(loss.item()), (d_emissions, d_transitions)
 
     def _gold_tags(self, examples: List[Example], lengths: numpy.ndarray, max_length: int) -> numpy.ndarray:
