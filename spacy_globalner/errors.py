@@ -146,3 +146,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E402 = ("Unknown output format {value!r}. Choose one of: {formats}, or "
             "end the output path in .jsonl.")
     E403 = ("{name} must be a positive integer, got {value!r}.")
+    E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
+            "learning-rate schedule would end at step {total_steps}, not where "
+            "training ends. Change both together, e.g. --training.max_steps {max_steps} "
+            "--{path} {max_steps}.")

@@ -20,6 +20,7 @@ from ..errors import Errors, Warnings
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.threshold_loss import threshold_multilabel_loss
 from .ents_filters import EntsFilter
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -178,6 +179,7 @@ class CRENER(SpanPipe):
         """Collect labels from the data (unless given), warn about gold spans
         longer than a grid window, and initialize the model on a few examples.
         """
+        check_schedule_budget(nlp)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         too_long = [width for width in summary.widths if width > self.max_grid_length]

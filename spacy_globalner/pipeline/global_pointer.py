@@ -18,6 +18,7 @@ from ..errors import Errors, Warnings
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.multilabel_loss import global_pointer_loss
 from .ents_filters import EntsFilter
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -142,6 +143,7 @@ class GlobalPointer(SpanPipe):
         """Collect labels, set max_span_width from the longest gold span unless
         configured, and initialize the model on a few examples.
         """
+        check_schedule_budget(nlp)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         widest = max(summary.widths, default=1)

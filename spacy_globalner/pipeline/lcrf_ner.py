@@ -22,6 +22,7 @@ from ..ml.models.linear_crf import build_linear_crf  # noqa: F401 (registers the
 from ..ml.torch.crf_likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -163,6 +164,7 @@ class LinearCRFNER(SpanPipe):
         spans that overlap (only the outermost are learned), and initialize
         the model on a few examples.
         """
+        check_schedule_budget(nlp)
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
