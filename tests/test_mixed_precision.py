@@ -149,3 +149,34 @@ def test_small_gradients_survive_fp16_until_scaled(name):
         alive = numpy.abs(reference) > 1e-3 * numpy.abs(reference).max()
         lost = (grads[True][key] == 0) & alive
         assert lost.sum() == 0, f"{key}: {int(lost.sum())} of {int(alive.sum())} gradients underflowed"
+
+
+def _modules(pipe) -> List[torch.nn.Module]:
+    return [shim._model for shim in head_shims(pipe)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("name", component_params())
+def test_half_weights_save_and_load(name, dtype, tmp_path):
+    """A head whose weights were cast to fp16/bf16 (as a GPU user may do to
+    save memory) saves, and loads into the fp32 module with the same values:
+    the loaded pipeline predicts what the half-rounded weights predict in fp32."""
+    nlp = spacy.load(trained_dir(name))
+    pipe = nlp.get_pipe(name)
+    for module in _modules(pipe):
+        module.to(dtype)
+    nlp.to_disk(tmp_path / "half")
+    for module in _modules(pipe):
+        module.float()  # the half values, upcast exactly: the reference
+    loaded = spacy.load(tmp_path / "half")
+    loaded_pipe = loaded.get_pipe(name)
+    for module, reference in zip(_modules(loaded_pipe), _modules(pipe)):
+        for (key, param), (_, expected) in zip(module.named_parameters(), reference.named_parameters()):
+            assert param.dtype == torch.float32, key
+            assert torch.equal(param.detach(), expected.detach()), key
+    texts = [doc.text for doc in genia_docs(nlp, limit=6)]
+    with one_torch_thread():
+        expected = [[(s.start, s.end, s.label_) for s in doc.spans[pipe.key]] for doc in nlp.pipe(texts)]
+        found = [[(s.start, s.end, s.label_) for s in doc.spans[pipe.key]] for doc in loaded.pipe(texts)]
+    assert found == expected
+    assert any(expected)
