@@ -219,14 +219,17 @@ class CRENER(SpanPipe):
             raise ValueError(Errors.E205.format(name=self.name, got=len(grids), expected=len(windows)))
         if not grids:
             return 0.0, []
-        gold = self._gold_grids(examples, windows)
+        gold, counted = self._gold_grids(examples, windows)
         xp = self.model.ops.xp
         n_channels = grids[0].shape[-1]
         flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids]).astype("float32", copy=False)
         # The gradient stays fp32 (a leaf in fp32) until the head's grad scaler scales it.
         logits = xp2torch(flat, requires_grad=True)
         loss = threshold_multilabel_loss(
-            logits, torch.as_tensor(gold, device=logits.device), self.cfg["positive_weight"]
+            logits,
+            torch.as_tensor(gold, device=logits.device),
+            self.cfg["positive_weight"],
+            torch.as_tensor(counted, device=logits.device),
         )
         loss.backward()
         d_flat = torch2xp(logits.grad)
@@ -236,10 +239,17 @@ class CRENER(SpanPipe):
         ]
         return float(loss.item()), d_grids
 
-    def _gold_grids(self, examples: List[Example], windows: Ints2d) -> numpy.ndarray:
-        """Bool (cells of all windows, n_tags): the gold tags, window by window.
+    def _gold_grids(self, examples: List[Example], windows: Ints2d) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """The gold tags of the cells of all windows, window by window, and
+        which cells count in the loss.
 
-        A window learns the gold spans that lie wholly inside it.
+        A window learns the gold spans that lie wholly inside it. A gold span
+        that crosses a window's edge has neighbour links inside the window
+        but its closing cell outside: those link cells are neither positive
+        (the window cannot close the entity) nor negative, and are left out.
+
+        RETURNS (Tuple[numpy.ndarray, numpy.ndarray]): Bool (cells, n_tags)
+            gold tags and bool (cells,) counted.
         """
         label_index = {label: i for i, label in enumerate(self.labels)}
         spans = []
@@ -250,7 +260,7 @@ class CRENER(SpanPipe):
                     [(span.start, span.end, label_index[span.label_]) for span in gold], dtype="int64"
                 ).reshape(-1, 3)
             )
-        grids = []
+        grids, counted = [], []
         for doc_id, start, end in windows[:, [DOC, START, END]].tolist():
             doc_spans = spans[doc_id]
             inside = (doc_spans[:, 0] >= start) & (doc_spans[:, 1] <= end)
@@ -263,7 +273,23 @@ class CRENER(SpanPipe):
                 len(self.labels),
             )
             grids.append(grid.reshape(-1, grid.shape[-1]))
-        return numpy.concatenate(grids)
+            crossing = doc_spans[~inside & (doc_spans[:, 0] < end) & (doc_spans[:, 1] > start)]
+            counted.append(_uncut_cells(end - start, crossing[:, 0] - start, crossing[:, 1] - start))
+        return numpy.concatenate(grids), numpy.concatenate(counted)
+
+
+def _uncut_cells(length: int, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
+    """Bool (length * length,): False at the neighbour-link cells, both
+    directions, of the parts inside [0, length) of spans cut by its edges."""
+    counted = numpy.ones((length, length), dtype=bool)
+    starts = numpy.maximum(starts, 0)
+    tails = numpy.minimum(ends, length) - 1
+    n_links = numpy.maximum(tails - starts, 0)
+    offsets = numpy.arange(int(n_links.sum())) - numpy.repeat(numpy.cumsum(n_links) - n_links, n_links)
+    links = numpy.repeat(starts, n_links) + offsets
+    counted[links, links + 1] = False
+    counted[links + 1, links] = False
+    return counted.reshape(-1)
 
 
 def _is_finite_number(value: Any) -> bool:
