@@ -179,3 +179,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E402 = ("Unknown output format {value!r}. Choose one of: {formats}, or "
             "end the output path in .jsonl.")
     E403 = ("{name} must be a positive integer, got {value!r}.")
+    E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
+            "learning-rate schedule would end at step {total_steps}, not where "
+            "training ends. Change both together, e.g. --training.max_steps {max_steps} "
+            "--{path} {max_steps}.")
+    E441 = ("--gpu-id {gpu_id} was given, but no GPU can be used here: {problem}. "
+            "Train and run on the CPU with --gpu-id -1 (the default), or install "
+            "a CUDA build of torch and the CuPy package for your CUDA version "
+            "(pip install cupy-cuda12x) on a machine with an NVIDIA GPU.")

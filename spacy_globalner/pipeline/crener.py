@@ -20,6 +20,7 @@ from ..validation import check_bool, check_int, check_number
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from .ents_filters import EntsFilter
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -177,6 +178,7 @@ class CRENER(SpanPipe):
         """Collect labels from the data (unless given), warn about gold spans
         longer than a grid window, and initialize the model on a few examples.
         """
+        check_schedule_budget(nlp)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         too_long = [width for width in summary.widths if width > self.max_grid_length]
@@ -216,26 +218,37 @@ class CRENER(SpanPipe):
             raise ValueError(Errors.E205.format(name=self.name, got=len(grids), expected=len(windows)))
         if not grids:
             return 0.0, []
-        gold = self._gold_grids(examples, windows)
+        gold, counted = self._gold_grids(examples, windows)
         xp = self.model.ops.xp
         n_channels = grids[0].shape[-1]
-        flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids])
+        flat = xp.concatenate([grid.reshape(-1, n_channels) for grid in grids]).astype("float32", copy=False)
+        # The gradient stays fp32 (a leaf in fp32) until the head's grad scaler scales it.
         logits = xp2torch(flat, requires_grad=True)
         loss = threshold_multilabel_loss(
-            logits, torch.as_tensor(gold, device=logits.device), self.cfg["positive_weight"]
+            logits,
+            torch.as_tensor(gold, device=logits.device),
+            self.cfg["positive_weight"],
+            torch.as_tensor(counted, device=logits.device),
         )
         loss.backward()
-        d_flat = torch2xp(logits.grad).astype(flat.dtype, copy=False)
+        d_flat = torch2xp(logits.grad)
         bounds = numpy.cumsum([0] + [grid.shape[0] * grid.shape[1] for grid in grids])
         d_grids = [
             d_flat[lo:hi].reshape(grid.shape) for lo, hi, grid in zip(bounds[:-1], bounds[1:], grids)
         ]
         return float(loss.item()), d_grids
 
-    def _gold_grids(self, examples: List[Example], windows: Ints2d) -> numpy.ndarray:
-        """Bool (cells of all windows, n_tags): the gold tags, window by window.
+    def _gold_grids(self, examples: List[Example], windows: Ints2d) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """The gold tags of the cells of all windows, window by window, and
+        which cells count in the loss.
 
-        A window learns the gold spans that lie wholly inside it.
+        A window learns the gold spans that lie wholly inside it. A gold span
+        that crosses a window's edge has neighbour links inside the window
+        but its closing cell outside: those link cells are neither positive
+        (the window cannot close the entity) nor negative, and are left out.
+
+        RETURNS (Tuple[numpy.ndarray, numpy.ndarray]): Bool (cells, n_tags)
+            gold tags and bool (cells,) counted.
         """
         label_index = {label: i for i, label in enumerate(self.labels)}
         spans = []
@@ -246,7 +259,7 @@ class CRENER(SpanPipe):
                     [(span.start, span.end, label_index[span.label_]) for span in gold], dtype="int64"
                 ).reshape(-1, 3)
             )
-        grids = []
+        grids, counted = [], []
         for doc_id, start, end in windows[:, [DOC, START, END]].tolist():
             doc_spans = spans[doc_id]
             inside = (doc_spans[:, 0] >= start) & (doc_spans[:, 1] <= end)
@@ -259,7 +272,23 @@ class CRENER(SpanPipe):
                 len(self.labels),
             )
             grids.append(grid.reshape(-1, grid.shape[-1]))
-        return numpy.concatenate(grids)
+            crossing = doc_spans[~inside & (doc_spans[:, 0] < end) & (doc_spans[:, 1] > start)]
+            counted.append(_uncut_cells(end - start, crossing[:, 0] - start, crossing[:, 1] - start))
+        return numpy.concatenate(grids), numpy.concatenate(counted)
+
+
+def _uncut_cells(length: int, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
+    """Bool (length * length,): False at the neighbour-link cells, both
+    directions, of the parts inside [0, length) of spans cut by its edges."""
+    counted = numpy.ones((length, length), dtype=bool)
+    starts = numpy.maximum(starts, 0)
+    tails = numpy.minimum(ends, length) - 1
+    n_links = numpy.maximum(tails - starts, 0)
+    offsets = numpy.arange(int(n_links.sum())) - numpy.repeat(numpy.cumsum(n_links) - n_links, n_links)
+    links = numpy.repeat(starts, n_links) + offsets
+    counted[links, links + 1] = False
+    counted[links + 1, links] = False
+    return counted.reshape(-1)
 
 
 def _check_grid_length(value: Any, name: str) -> None:

@@ -18,6 +18,7 @@ from ..validation import check_bool, check_int, check_number
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
 from .ents_filters import EntsFilter
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -144,6 +145,7 @@ class GlobalPointer(SpanPipe):
         """Collect labels, set max_span_width from the longest gold span unless
         configured, and initialize the model on a few examples.
         """
+        check_schedule_budget(nlp)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         widest = max(summary.widths, default=1)
@@ -185,7 +187,8 @@ class GlobalPointer(SpanPipe):
         doc_of_row, _, valid = band_cell_coordinates(lengths, width)
         gold = self._gold_cells(examples, lengths, width)
         group = doc_of_row[:, None, None] * n_labels + numpy.arange(n_labels)[None, None, :]
-        logits = xp2torch(scores, requires_grad=True)
+        # The gradient stays fp32 (a leaf in fp32) until the head's grad scaler scales it.
+        logits = xp2torch(self.model.ops.xp.asarray(scores, dtype="float32"), requires_grad=True)
         device = logits.device
         loss = global_pointer_loss(
             logits,
@@ -195,7 +198,7 @@ class GlobalPointer(SpanPipe):
             len(examples) * n_labels,
         )
         loss.backward()
-        d_scores = torch2xp(logits.grad).astype(scores.dtype, copy=False)
+        d_scores = torch2xp(logits.grad)
         return float(loss.item()), d_scores
 
     def _gold_cells(self, examples: List[Example], lengths: List[int], width: int) -> numpy.ndarray:

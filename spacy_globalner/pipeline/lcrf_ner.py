@@ -23,6 +23,7 @@ from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the arc
 from ..ml.torch.lcrf_ner.likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
+from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -163,6 +164,7 @@ class LCRFNER(SpanPipe):
         spans that overlap (only the outermost are learned), and initialize
         the model on a few examples.
         """
+        check_schedule_budget(nlp)
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
@@ -197,8 +199,10 @@ class LCRFNER(SpanPipe):
         lengths = numpy.asarray([len(example.predicted) for example in examples], dtype="int64")
         self._check_scores(emissions, transitions, lengths)
         tags = self._gold_tags(examples, lengths, emissions.shape[1])
-        emissions_t = xp2torch(emissions, requires_grad=True)
-        transitions_t = xp2torch(transitions, requires_grad=True)
+        # The gradients stay fp32 (leaves in fp32) until the head's grad scaler scales them.
+        xp = self.model.ops.xp
+        emissions_t = xp2torch(xp.asarray(emissions, dtype="float32"), requires_grad=True)
+        transitions_t = xp2torch(xp.asarray(transitions, dtype="float32"), requires_grad=True)
         device = emissions_t.device
         loss = crf_nll(
             emissions_t,
@@ -207,8 +211,8 @@ class LCRFNER(SpanPipe):
             torch.as_tensor(lengths, device=device),
         )
         loss.backward()
-        d_emissions = torch2xp(emissions_t.grad).astype(emissions.dtype, copy=False)
-        d_transitions = torch2xp(transitions_t.grad).astype(transitions.dtype, copy=False)
+        d_emissions = torch2xp(emissions_t.grad)
+        d_transitions = torch2xp(transitions_t.grad)
         return float(loss.item()), (d_emissions, d_transitions)
 
     def _gold_tags(self, examples: List[Example], lengths: numpy.ndarray, max_length: int) -> numpy.ndarray:

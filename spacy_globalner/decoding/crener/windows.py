@@ -7,9 +7,14 @@ a single sentence longer than `max_length`) gets overlapping windows of
 `max_length` tokens, each with `max_length // 8` tokens of context on either
 side of its core.
 
-Each window owns a core: the cores partition the doc, and an entity found in a
-window is kept only when it starts in that window's core, so every entity
-comes from exactly one window and none is found twice.
+Each window owns a core; the cores partition the doc. An edge of a window
+that cuts the doc (where its core ends before the window does) hides what
+lies beyond it, so an entity found touching such an edge may be cut short
+and is not kept from that window: the neighbouring window holds the same
+tokens 2 * (max_length // 8) tokens away from its own edge, and finds it
+whole. The entities kept from all windows are merged, each (start, end,
+label) once with its best score, so an entity longer than a core that
+crosses a core boundary is still found.
 
 A plan is an int64 array with one row per window:
 [doc, start, end, core_start, core_end] (token offsets in the doc, end exclusive).
@@ -88,7 +93,9 @@ def _segment_windows(doc_id: int, start: int, end: int, max_length: int) -> nump
 
 
 def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
-    """Shift each window's spans to doc offsets and keep those starting in its core.
+    """Shift each window's spans to doc offsets, drop those touching an edge
+    that cuts the doc, and keep each (doc, start, end, label) once, with its
+    highest score.
 
     windows (numpy.ndarray): The plan, one row per entry of `found`.
     found (Sequence[SpanArrays]): Spans of each window, in window offsets.
@@ -99,13 +106,18 @@ def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_do
         return [SpanArrays.empty() for _ in range(n_docs)]
     counts = numpy.asarray([len(spans) for spans in found], dtype="int64")
     window_of_span = numpy.repeat(numpy.arange(len(found)), counts)
-    offsets = windows[window_of_span, START]
-    starts = numpy.concatenate([spans.starts for spans in found]).astype("int64") + offsets
-    ends = numpy.concatenate([spans.ends for spans in found]).astype("int64") + offsets
+    rows = windows[window_of_span]
+    starts = numpy.concatenate([spans.starts for spans in found]).astype("int64") + rows[:, START]
+    ends = numpy.concatenate([spans.ends for spans in found]).astype("int64") + rows[:, START]
     label_ids = numpy.concatenate([spans.label_ids for spans in found]).astype("int64")
     scores = numpy.concatenate([spans.scores for spans in found]).astype("float32")
-    doc_ids = windows[window_of_span, DOC]
-    owned = (starts >= windows[window_of_span, CORE_START]) & (starts < windows[window_of_span, CORE_END])
-    order = numpy.lexsort((label_ids, ends, starts, doc_ids))
-    order = order[owned[order]]
+    doc_ids = rows[:, DOC]
+    cut_before = (rows[:, CORE_START] > rows[:, START]) & (starts == rows[:, START])
+    cut_after = (rows[:, CORE_END] < rows[:, END]) & (ends == rows[:, END])
+    order = numpy.lexsort((-scores, label_ids, ends, starts, doc_ids))
+    order = order[~(cut_before | cut_after)[order]]
+    key = numpy.stack([doc_ids, starts, ends, label_ids], axis=1)[order]
+    first = numpy.ones(len(order), dtype=bool)
+    first[1:] = (key[1:] != key[:-1]).any(axis=1)
+    order = order[first]
     return split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])

@@ -3,10 +3,11 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
-from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints2d
 
 from ..torch.crener.scorer import CRENERScorer
+from .pytorch_wrapper import pytorch_wrapper
 
 InT = Tuple[List[Floats2d], Ints2d]
 OutT = List[Floats3d]
@@ -83,7 +84,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             model.get_dim("nO"), dropout=model.attrs["dropout_rate"], **model.attrs["scorer_options"]
         )
         model._layers.append(
-            PyTorchWrapper_v2(
+            pytorch_wrapper(
                 scorer,
                 convert_inputs=_padded_inputs,
                 convert_outputs=_window_grids,
@@ -167,10 +168,12 @@ def _window_grids(model: Model, inputs_outputs, is_train: bool):
     grids = [xp.ascontiguousarray(padded[i, :n, :n]) for i, n in enumerate(lengths)]
 
     def backprop(d_grids: List[Floats3d]) -> ArgsKwargs:
-        d_padded = model.ops.alloc(padded.shape, dtype=padded.dtype)
+        d_padded = model.ops.alloc(padded.shape, dtype="float32")
         for i, (n, d_grid) in enumerate(zip(lengths, d_grids)):
             d_padded[i, :n, :n] = d_grid
-        d_torch = xp2torch(d_padded).to(scores.dtype)
+        # fp32 until the shim's grad scaler has scaled it; backward then
+        # casts it to the scores' dtype (half under autocast).
+        d_torch = xp2torch(d_padded)
         return ArgsKwargs(args=(scores,), kwargs={"grad_tensors": [d_torch]})
 
     return grids, backprop

@@ -3,10 +3,11 @@ from typing import Callable, List, Optional, Tuple
 
 import numpy
 import torch
-from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ..torch.global_pointer.scorer import GlobalPointerScorer
+from .pytorch_wrapper import pytorch_wrapper
 
 InT = List[Floats2d]
 OutT = Floats3d
@@ -49,7 +50,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             efficient=model.attrs["efficient"],
         )
         model._layers.append(
-            PyTorchWrapper_v2(
+            pytorch_wrapper(
                 scorer,
                 convert_inputs=_packed_inputs,
                 convert_outputs=_band_outputs,
@@ -117,7 +118,9 @@ def _band_outputs(model: Model, inputs_outputs, is_train: bool):
     _, scores = inputs_outputs
 
     def backprop(d_scores: Floats3d) -> ArgsKwargs:
-        d_torch = xp2torch(d_scores).to(scores.dtype)
+        # fp32 until the shim's grad scaler has scaled it; backward then
+        # casts it to the scores' dtype (half under autocast).
+        d_torch = xp2torch(d_scores).float()
         return ArgsKwargs(args=(scores,), kwargs={"grad_tensors": [d_torch]})
 
     return torch2xp(scores), backprop

@@ -4,11 +4,12 @@ emission scores over the IOB tags, plus the transition matrix.
 from typing import Callable, List, Optional, Tuple
 
 import torch
-from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
+from .pytorch_wrapper import pytorch_wrapper
 
 InT = List[Floats2d]
 OutT = Tuple[Floats3d, Floats2d]
@@ -18,7 +19,7 @@ def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False
     """Score the IOB tags of every token, and the transitions between them.
 
     nO is the number of entity labels; the tags are laid out as in
-    decoding/lcrf_ner/iob.py (B-*, I-*, O, then START and END in the transitions).
+    decoding/iob.py (B-*, I-*, O, then START and END in the transitions).
     The torch module is built by `init` once nO is set; its emission
     projection infers its input width from the first batch or from the
     weights being loaded.
@@ -44,7 +45,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
         forbidden = torch.as_tensor(iob_forbidden(model.get_dim("nO")))
         head = LCRFNERScorer(forbidden, learn_penalties=model.attrs["learn_penalties"])
         model._layers.append(
-            PyTorchWrapper_v2(
+            pytorch_wrapper(
                 head,
                 convert_inputs=_padded_inputs,
                 convert_outputs=_crf_outputs,
@@ -81,10 +82,9 @@ def _crf_outputs(model: Model, inputs_outputs, is_train: bool):
 
     def backprop(d_scores: OutT) -> ArgsKwargs:
         d_emissions, d_transitions = d_scores
-        grads = [
-            xp2torch(d_emissions).to(emissions.dtype),
-            xp2torch(d_transitions).to(transitions.dtype),
-        ]
+        # fp32 until the shim's grad scaler has scaled them; backward then
+        # casts them to the outputs' dtype (half under autocast).
+        grads = [xp2torch(d_emissions).float(), xp2torch(d_transitions).float()]
         return ArgsKwargs(args=((emissions, transitions),), kwargs={"grad_tensors": grads})
 
     return (torch2xp(emissions), torch2xp(transitions)), backprop

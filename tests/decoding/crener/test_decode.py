@@ -138,15 +138,21 @@ def test_plan_windows_splits_a_long_sentence():
     assert inside[0, 3] == 10 and inside[-1, 4] == 110 and (inside[1:, 3] == inside[:-1, 4]).all()
 
 
-def test_merge_keeps_spans_starting_in_the_core():
+def test_merge_drops_spans_at_cut_edges_and_keeps_each_span_once():
     windows = numpy.asarray([[0, 0, 8, 0, 6], [0, 4, 12, 6, 12], [1, 0, 3, 0, 3]])
     found = [
-        SpanArrays(numpy.asarray([1, 5]), numpy.asarray([3, 8]), numpy.asarray([0, 0]), numpy.asarray([0.9, 0.8])),
-        SpanArrays(numpy.asarray([0, 2]), numpy.asarray([2, 4]), numpy.asarray([1, 1]), numpy.asarray([0.7, 0.6])),
+        # (5, 8) touches window 0's cut right edge: maybe cut short, not kept from here.
+        SpanArrays(numpy.asarray([1, 5, 5]), numpy.asarray([3, 8, 7]), numpy.asarray([0, 0, 1]),
+                   numpy.asarray([0.9, 0.8, 0.4])),
+        # (4, 6) touches window 1's cut left edge; (5, 8) is whole here; (5, 7) is found twice.
+        SpanArrays(numpy.asarray([0, 2, 1, 1]), numpy.asarray([2, 4, 4, 3]), numpy.asarray([1, 1, 0, 1]),
+                   numpy.asarray([0.7, 0.6, 0.75, 0.65])),
+        # A doc in one window has no cut edge: its span at both ends is kept.
         SpanArrays(numpy.asarray([0]), numpy.asarray([3]), numpy.asarray([2]), numpy.asarray([0.5])),
     ]
     doc0, doc1 = merge_window_spans(windows, found, 2)
-    assert list(zip(doc0.starts, doc0.ends, doc0.label_ids)) == [(1, 3, 0), (5, 8, 0), (6, 8, 1)]
+    assert list(zip(doc0.starts, doc0.ends, doc0.label_ids)) == [(1, 3, 0), (5, 7, 1), (5, 8, 0), (6, 8, 1)]
+    numpy.testing.assert_allclose(doc0.scores, [0.9, 0.65, 0.75, 0.6])
     assert list(zip(doc1.starts, doc1.ends)) == [(0, 3)]
 
 

@@ -17,11 +17,16 @@ Resume, a weight of 5 took dev F1 after 150 updates from 0.36 to 0.76 (10 gave
 
 Computed in fp32 (fp64 for fp64 input) whatever the input dtype.
 """
+from typing import Optional
+
 import torch
 
 
 def threshold_multilabel_loss(
-    logits: torch.Tensor, gold: torch.Tensor, positive_weight: float = 1.0
+    logits: torch.Tensor,
+    gold: torch.Tensor,
+    positive_weight: float = 1.0,
+    counted: Optional[torch.Tensor] = None,
 ) -> torch.Tensor:
     """Weighted mean over cells of the thresholded multi-label cross-entropy.
 
@@ -29,6 +34,8 @@ def threshold_multilabel_loss(
     gold (torch.Tensor): Bool (n_cells, n_tags), True for each tag a cell carries.
     positive_weight (float): Weight of a cell that carries a gold tag,
         relative to one that carries none.
+    counted (Optional[torch.Tensor]): Bool (n_cells,), False for cells left
+        out of the loss (their gold is unknown); None counts every cell.
     RETURNS (torch.Tensor): Scalar loss, fp32 for fp16/bf16/fp32 input.
     """
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
@@ -38,4 +45,6 @@ def threshold_multilabel_loss(
     negatives = torch.cat((threshold, scores.masked_fill(gold, floor)), dim=1)
     per_cell = torch.logsumexp(positives, dim=1) + torch.logsumexp(negatives, dim=1)
     weights = 1.0 + (positive_weight - 1.0) * gold.any(dim=1).to(per_cell.dtype)
+    if counted is not None:
+        weights = weights * counted.to(per_cell.dtype)
     return (per_cell * weights).sum() / weights.sum()

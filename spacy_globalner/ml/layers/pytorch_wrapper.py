@@ -1,0 +1,61 @@
+"""A PyTorchWrapper whose gradient scaler unscales each backward pass once.
+
+Thinc's PyTorchShim scales the output gradients by the grad scaler's factor,
+runs backward, then un-scales every parameter's `.grad`, the sum of all
+backward passes since the last optimizer step. Where a layer backpropagates
+more than once per step (the CRENER head runs its windows in chunks; spaCy
+calls `update` `accumulate_gradient` times per step), the gradients of all but
+the last pass are divided by the scale again: 2**16 on CUDA. The shim below
+sets the accumulated gradients aside for the duration of each backward pass,
+so the scaler only ever sees, and unscales, that pass's own gradients.
+"""
+from typing import Any, Callable
+
+from thinc.api import Model, PyTorchShim
+from thinc.layers.pytorchwrapper import forward as pytorch_forward
+
+
+class AccumulatingPyTorchShim(PyTorchShim):
+    """PyTorchShim that unscales the gradients of each backward pass once, so
+    any number of passes may accumulate before `finish_update`."""
+
+    def begin_update(self, inputs):
+        output, backprop_scaled = super().begin_update(inputs)
+
+        def backprop(grads):
+            params = [param for param in self._model.parameters() if param.grad is not None]
+            held = [param.grad for param in params]
+            for param in params:
+                param.grad = None
+            try:
+                d_inputs = backprop_scaled(grads)
+            finally:
+                for param, grad in zip(params, held):
+                    if param.grad is None:
+                        param.grad = grad
+                    else:
+                        param.grad.add_(grad)
+            return d_inputs
+
+        return output, backprop
+
+
+def pytorch_wrapper(
+    module: Any, *, convert_inputs: Callable, convert_outputs: Callable, mixed_precision: bool = False
+) -> Model:
+    """Wrap a torch module as Thinc's PyTorchWrapper_v2 does, with a shim whose
+    grad scaler is correct when gradients accumulate over several backward passes.
+
+    module (torch.nn.Module): The module to wrap.
+    convert_inputs (Callable): Thinc inputs -> (ArgsKwargs, backprop).
+    convert_outputs (Callable): (inputs, torch outputs) -> (Thinc outputs, backprop).
+    mixed_precision (bool): Run the module under CUDA autocast, with a grad scaler.
+    RETURNS (Model): The wrapped module; it saves and loads as PyTorchWrapper_v2 does.
+    """
+    return Model(
+        "pytorch",
+        pytorch_forward,
+        attrs={"convert_inputs": convert_inputs, "convert_outputs": convert_outputs},
+        shims=[AccumulatingPyTorchShim(module, mixed_precision=mixed_precision)],
+        dims={"nI": None, "nO": None},
+    )

@@ -1,0 +1,67 @@
+"""A learning-rate schedule that ends before (or after) training.max_steps is a
+catalogue error at initialize, so `spacy train --training.max_steps N` on a
+config that writes total_steps as a number cannot train at learning rate 0."""
+import os
+import subprocess
+import sys
+
+import pytest
+import spacy
+from spacy.training import Example
+
+from spacy_globalner.corpora import convert
+from spacy_globalner.pipeline.schedule_budget import check_schedule_budget
+from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT, genia_docs, small_config
+
+
+def user_env():
+    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory):
+    path = tmp_path_factory.mktemp("budget")
+    convert(GENIA_TRAIN, path / "train.spacy", format="genia", limit=20)
+    convert(GENIA_DEV, path / "dev.spacy", format="genia", limit=10)
+    return path
+
+
+@pytest.mark.parametrize("command", ["train", "debug data"])
+def test_spacy_cli_rejects_max_steps_without_schedule(corpora, tmp_path, command):
+    """configs/crener.cfg writes total_steps = 1200; overriding max_steps alone
+    fails (max_epochs = 1 keeps a run that wrongly starts short)."""
+    args = [sys.executable, "-m", "spacy", *command.split(), str(REPO_ROOT / "configs" / "crener.cfg"),
+            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
+            "--training.max_steps", "4000", "--training.max_epochs", "1"]
+    if command == "train":
+        args[4:4] = ["--output", str(tmp_path / "out")]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
+    assert result.returncode != 0
+    assert "E440" in result.stderr + result.stdout, (result.stdout[-2000:], result.stderr[-2000:])
+    assert "training.optimizer.learn_rate.total_steps = 1200" in result.stderr + result.stdout
+    assert not (tmp_path / "out" / "model-last").exists()
+
+
+@pytest.mark.parametrize("name", ["global_pointer", "lcrf_ner", "crener"])
+def test_initialize_checks_schedule(name):
+    nlp = spacy.blank("en")
+    nlp.add_pipe(name, config=small_config(name))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    nlp.config["training"]["max_steps"] = 300
+    nlp.config["training"]["optimizer"]["learn_rate"] = {
+        "@schedules": "warmup_linear.v1", "warmup_steps": 10, "total_steps": 200, "initial_rate": 0.01}
+    with pytest.raises(ValueError, match="E440"):
+        nlp.initialize(lambda: examples)
+    nlp.config["training"]["optimizer"]["learn_rate"]["total_steps"] = 300
+    nlp.initialize(lambda: examples)
+
+
+def test_check_passes_what_spacy_train_interpolates():
+    nlp = spacy.blank("en")
+    nlp.config["training"]["max_steps"] = 300
+    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": "${training.max_steps}"}
+    check_schedule_budget(nlp)
+    nlp.config["training"]["max_steps"] = 0  # budget set by epochs: nothing to compare
+    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": 200}
+    check_schedule_budget(nlp)
+    check_schedule_budget(None)
