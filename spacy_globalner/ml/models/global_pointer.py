@@ -1,14 +1,19 @@
-"""The registered GlobalPointer architecture: tok2vec -> dropout -> band span scorer."""
-from typing import List
+"""The GlobalPointer architecture (tok2vec -> dropout -> band span scorer) and
+its head layer (packed token vectors -> band span logits).
+"""
+from typing import Callable, List, Optional, Tuple
 
+import numpy
+import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, Model, chain
+from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ...errors import Errors
 from ...validation import check_dropout, check_int
-from ..layers.global_pointer_head import global_pointer_head
+from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..torch.global_pointer.scorer import GlobalPointerScorer
 
 ARCHITECTURE = "spacy-globalner.GlobalPointer.v1"
 
@@ -48,3 +53,123 @@ def build_global_pointer(
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("head", head)
     return model
+
+
+# The head's Thinc layer --------------------------------------------------
+
+
+InT = List[Floats2d]
+OutT = Floats3d
+
+
+def global_pointer_head(
+    *, head_width: int = 64, rope: bool = True, efficient: bool = False, mixed_precision: bool = False
+) -> Model[InT, OutT]:
+    """Score every span up to `max_span_width` tokens for every label.
+
+    The batch is packed into one sequence (RoPE positions restart at each doc), so
+    no padding is scored. Output row r holds the spans starting at packed token r;
+    column w the span ending w tokens later.
+
+    The torch module is built by `init` once nO (the number of labels) is set;
+    its input projection infers its width from the first batch or from the
+    weights being loaded. The pipe sets attrs["max_span_width"].
+    """
+    return Model(
+        "global_pointer_head",
+        forward,
+        init=init,
+        dims={"nI": None, "nO": None},
+        attrs={
+            "head_width": head_width,
+            "rope": rope,
+            "efficient": efficient,
+            "mixed_precision": mixed_precision,
+            "max_span_width": None,
+        },
+    )
+
+
+def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
+    if not model.layers:
+        scorer = GlobalPointerScorer(
+            model.get_dim("nO"),
+            model.attrs["head_width"],
+            rope=model.attrs["rope"],
+            efficient=model.attrs["efficient"],
+        )
+        model._layers.append(
+            pytorch_wrapper(
+                scorer,
+                convert_inputs=_packed_inputs,
+                convert_outputs=_band_outputs,
+                mixed_precision=model.attrs["mixed_precision"],
+            )
+        )
+    if X is not None and sum(len(x) for x in X):
+        model.set_dim("nI", X[0].shape[1], force=True)
+        model.layers[0].predict(_with_width(model, X))  # materialise the lazy projection
+    return model
+
+
+def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
+    lengths = [len(x) for x in X]
+    n_tokens = sum(lengths)
+    if n_tokens == 0:
+        scores = model.ops.alloc3f(0, 0, model.get_dim("nO"))
+        return scores, lambda d_scores: [model.ops.alloc2f(*x.shape) for x in X]
+    scores, backprop_scores = model.layers[0]((X, _band_width(model, lengths)), is_train)
+
+    def backprop(d_scores: OutT) -> InT:
+        d_packed = backprop_scores(d_scores)
+        return model.ops.unflatten(d_packed, model.ops.asarray1i(lengths))
+
+    return scores, backprop
+
+
+def _band_width(model: Model, lengths: List[int]) -> int:
+    max_width = model.attrs["max_span_width"]
+    longest = max(lengths)
+    return longest if max_width is None else min(max_width, longest)
+
+
+def _with_width(model: Model, X: InT):
+    return X, _band_width(model, [len(x) for x in X])
+
+
+def _packed_inputs(model: Model, X_width, is_train: bool):
+    X, width = X_width
+    ops = model.ops
+    lengths = numpy.asarray([len(x) for x in X], dtype="int64")
+    packed = ops.flatten(X)
+    doc_starts = numpy.repeat(numpy.cumsum(lengths) - lengths, lengths)
+    positions = numpy.arange(int(lengths.sum())) - doc_starts
+    remaining = numpy.repeat(lengths, lengths) - positions
+    packed_torch = xp2torch(packed, requires_grad=is_train)
+    device = packed_torch.device
+    args = ArgsKwargs(
+        args=(
+            packed_torch,
+            torch.as_tensor(positions, device=device),
+            torch.as_tensor(remaining, device=device),
+            width,
+        ),
+        kwargs={},
+    )
+
+    def backprop(d_args: ArgsKwargs) -> Floats2d:
+        return torch2xp(d_args.args[0])
+
+    return args, backprop
+
+
+def _band_outputs(model: Model, inputs_outputs, is_train: bool):
+    _, scores = inputs_outputs
+
+    def backprop(d_scores: Floats3d) -> ArgsKwargs:
+        # fp32 until the shim's grad scaler has scaled it; backward then
+        # casts it to the scores' dtype (half under autocast).
+        d_torch = xp2torch(d_scores).float()
+        return ArgsKwargs(args=(scores,), kwargs={"grad_tensors": [d_torch]})
+
+    return torch2xp(scores), backprop

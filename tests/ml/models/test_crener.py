@@ -4,8 +4,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.layers.crener_head import crener_head
-from spacy_globalner.ml.models.crener import build_crener, plan_doc_windows
+from spacy_globalner.ml.models.crener import build_crener, crener_head, plan_doc_windows
 
 SMALL = dict(
     token_width=16,

@@ -3,7 +3,7 @@ import pytest
 import torch
 from thinc.api import NumpyOps, get_current_ops
 
-from spacy_globalner.ml.layers.global_pointer_head import global_pointer_head
+from spacy_globalner.ml.models.global_pointer import global_pointer_head
 from spacy_globalner.ml.torch.global_pointer.scorer import GlobalPointerScorer
 
 

@@ -4,8 +4,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.layers.lcrf_ner_head import lcrf_ner_head
-from spacy_globalner.ml.models.lcrf_ner import build_lcrf_ner
+from spacy_globalner.ml.models.lcrf_ner import build_lcrf_ner, lcrf_ner_head
 
 N_LABELS, N_IN = 3, 8
 N_TAGS = 2 * N_LABELS + 1

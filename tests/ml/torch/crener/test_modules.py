@@ -7,11 +7,11 @@ from spacy_globalner.ml.torch.crener.biaffine import Biaffine
 from spacy_globalner.ml.torch.crener.co_predictor import CoPredictor
 from spacy_globalner.ml.torch.crener.conditional_layer_norm import ConditionalLayerNorm
 from spacy_globalner.ml.torch.crener.context_encoder import BiLSTMContext
-from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
 from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvolutions
 from spacy_globalner.ml.torch.crener.grid_position import GridPosition, distance_buckets, region_ids
-from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
+from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
+from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
 
 TINY = dict(
     token_width=8,

@@ -7,7 +7,6 @@ from torch.func import functional_call
 from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden
 from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_log_partition, crf_nll, crf_path_score
 from spacy_globalner.ml.torch.lcrf_ner.penalised_transitions import PenalisedTransitions
-
 from tests.helpers.lcrf_brute_force import log_partition, path_score, random_case
 
 LENGTHS = [1, 3, 4, 2, 0]
