@@ -102,6 +102,24 @@ class Errors(metaclass=ErrorsWithCodes):
             "transitions of shape {expected_transitions}, but the model returned "
             "{got} and {got_transitions}. Use the architecture "
             "spacy-globalner.LCRFNER.v1, whose head is sized from the labels.")
+    E120 = ("entity_fix of '{name}' must be one of {options} (true means "
+            "\"paper\", false means \"none\"), got {value!r}.")
+    E121 = ("tag_scheme must be one of {options}, got {value!r}. Set it in the "
+            "[model] block of the component's config.")
+    E122 = ("transitions must be one of {options} (\"none\": the softmax "
+            "baseline, \"crf\": a plain CRF, \"penalised\": learned penalties "
+            "on forbidden transitions), got {value!r}.")
+    E123 = ("{option} of '{name}' must be a finite number above 0 (the factor "
+            "on the optimizer's learning rate for the head's parameters; 1.0 "
+            "leaves it as it is), got {value!r}.")
+    # cse_ner: E130-E139
+    E130 = ("threshold of '{name}' must be a number strictly between 0 and 1 "
+            "(the probability above which a token is a start or end marker; "
+            "0.5 in the paper), got {value!r}.")
+    E131 = ("'{name}' expected scores of shape {expected} for a batch of "
+            "{n_docs} docs (longest {max_length} tokens, {n_labels} labels), "
+            "but the model returned {got}. Use the architecture "
+            "spacy-globalner.CSENER.v1, whose head is sized from the labels.")
     # crener: E200-E249
     E200 = ("max_grid_length must be a positive integer (the most tokens "
             "in one n x n grid window), got {value!r}.")
