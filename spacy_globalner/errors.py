@@ -95,6 +95,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "set [nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
             "segmenter = \"char\", or read the corpus with gold_preproc = true.")
 
+    E040 = ("{option} of '{name}' must be a finite number above 0 (the factor "
+            "on the optimizer's learning rate for the head's parameters; 1.0 "
+            "leaves it as it is), got {value!r}.")
     # lcrf_ner: E100-E149
     E100 = ("{option} of '{name}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
@@ -109,9 +112,6 @@ class Errors(metaclass=ErrorsWithCodes):
     E122 = ("transitions must be one of {options} (\"none\": the softmax "
             "baseline, \"crf\": a plain CRF, \"penalised\": learned penalties "
             "on forbidden transitions), got {value!r}.")
-    E123 = ("{option} of '{name}' must be a finite number above 0 (the factor "
-            "on the optimizer's learning rate for the head's parameters; 1.0 "
-            "leaves it as it is), got {value!r}.")
     # cse_ner: E130-E139
     E130 = ("threshold of '{name}' must be a number strictly between 0 and 1 "
             "(the probability above which a token is a start or end marker; "

@@ -7,25 +7,37 @@ import torch
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
-from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
+from ...decoding.lcrf_ner.schemes import forbidden_transitions, n_tags as scheme_tags
+from ...errors import Errors
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
 
 InT = List[Floats2d]
 OutT = Tuple[Floats3d, Floats2d]
+TRANSITIONS = ("none", "crf", "penalised")
 
 
-def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False) -> Model[InT, OutT]:
-    """Score the IOB tags of every token, and the transitions between them.
+def lcrf_ner_head(
+    *,
+    transitions: Optional[str] = None,
+    tag_scheme: str = "iob",
+    mixed_precision: bool = False,
+    learn_penalties: Optional[bool] = None,
+) -> Model[InT, OutT]:
+    """Score the tags of every token, and the transitions between them.
 
     nO is the number of entity labels; the tags are laid out as in
-    decoding/lcrf_ner/iob.py (B-*, I-*, O, then START and END in the transitions).
+    decoding/lcrf_ner/iob.py or bioes.py (O last, then START and END in the
+    transitions).
     The torch module is built by `init` once nO is set; its emission
     projection infers its input width from the first batch or from the
     weights being loaded.
 
-    learn_penalties (bool): Learn how hard forbidden transitions are penalised
-        (see PenalisedTransitions); False gives a plain CRF.
+    transitions (Optional[str]): "penalised", "crf" or "none" (see
+        spacy-globalner.LCRFNER.v1); by default from `learn_penalties`.
+    tag_scheme (str): "iob" or "bioes".
     mixed_precision (bool): Run the head under torch autocast on GPU.
+    learn_penalties (Optional[bool]): The first release's setting: False
+        means "crf", True or None "penalised".
     RETURNS (Model[List[Floats2d], Tuple[Floats3d, Floats2d]]): Emissions
         (n_docs, max_length, n_tags), zero-padded, and the transitions
         [from, to], (n_tags + 2, n_tags + 2).
@@ -35,14 +47,29 @@ def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False
         forward,
         init=init,
         dims={"nI": None, "nO": None},
-        attrs={"learn_penalties": learn_penalties, "mixed_precision": mixed_precision},
+        attrs={"transitions": resolve_transitions(transitions, learn_penalties), "tag_scheme": tag_scheme, "mixed_precision": mixed_precision},
     )
+
+
+def resolve_transitions(transitions: Optional[str], learn_penalties: Optional[bool]) -> str:
+    """The `transitions` setting, read from `learn_penalties` in configs of
+    the first release; both given and contradicting each other raise E122.
+    """
+    if transitions is None:
+        return "crf" if learn_penalties is False else "penalised"
+    contradicts = (transitions == "penalised" and learn_penalties is False) or (
+        transitions == "crf" and learn_penalties is True
+    )
+    if transitions not in TRANSITIONS or contradicts:
+        value = transitions if not contradicts else f"{transitions} with learn_penalties={learn_penalties}"
+        raise ValueError(Errors.E122.format(options=TRANSITIONS, value=value))
+    return transitions
 
 
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
     if not model.layers:
-        forbidden = torch.as_tensor(iob_forbidden(model.get_dim("nO")))
-        head = LCRFNERScorer(forbidden, learn_penalties=model.attrs["learn_penalties"])
+        forbidden = torch.as_tensor(forbidden_transitions(model.attrs["tag_scheme"], model.get_dim("nO")))
+        head = LCRFNERScorer(forbidden, transitions=model.attrs["transitions"])
         model._layers.append(
             PyTorchWrapper_v2(
                 head,
@@ -59,7 +86,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
 
 def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
     if not X:
-        n_tags = n_iob_tags(model.get_dim("nO"))
+        n_tags = scheme_tags(model.attrs["tag_scheme"], model.get_dim("nO"))
         empty = (model.ops.alloc3f(0, 0, n_tags), model.ops.alloc2f(n_tags + 2, n_tags + 2))
         return empty, lambda d_scores: []
     return model.layers[0](X, is_train)
@@ -85,6 +112,9 @@ def _crf_outputs(model: Model, inputs_outputs, is_train: bool):
             xp2torch(d_emissions).to(emissions.dtype),
             xp2torch(d_transitions).to(transitions.dtype),
         ]
-        return ArgsKwargs(args=((emissions, transitions),), kwargs={"grad_tensors": grads})
+        # The softmax baseline's transitions are a constant: no gradient to send.
+        outputs = [out for out in (emissions, transitions) if out.requires_grad]
+        grads = [grad for out, grad in zip((emissions, transitions), grads) if out.requires_grad]
+        return ArgsKwargs(args=(tuple(outputs),), kwargs={"grad_tensors": grads})
 
     return (torch2xp(emissions), torch2xp(transitions)), backprop
