@@ -2,6 +2,7 @@
 from .about import __version__
 from .pipeline.ents_filters import highest_score_filter, longest_first_filter
 from .pipeline.crener import CRENER
+from .pipeline.cse_ner import CSENER
 from .pipeline.global_pointer import GlobalPointer
 from .pipeline.lcrf_ner import LCRFNER, LinearCRFNER
 from .pipeline.scoring import score_spans_and_ents
@@ -9,6 +10,7 @@ from .pipeline.scoring import score_spans_and_ents
 __all__ = [
     "__version__",
     "CRENER",
+    "CSENER",
     "GlobalPointer",
     "LCRFNER",
     "LinearCRFNER",

@@ -42,6 +42,12 @@ class Warnings(metaclass=ErrorsWithCodes):
             "'{name}' learns the outermost layer only (the longest spans). To "
             "train on another flat layer, store it in doc.spans under a key of "
             "its own and set the component's spans_key to that key.")
+    # cse_ner: W130-W139
+    W130 = ("{count} gold span(s) of {total} in the training data of '{name}' "
+            "overlap a longer span and cannot be marked by CSE tagging's flat "
+            "start and end markers: '{name}' learns the outermost layer only "
+            "(the longest spans). To train on another flat layer, store it in "
+            "doc.spans under a key of its own and set spans_key to that key.")
     # crener: W200-W249
     W200 = ("{count} gold span(s) of {total} in the training data of '{name}' "
             "are longer than max_grid_length={length} tokens and cannot be "
