@@ -40,7 +40,7 @@ def cse_loss(
     mask: torch.Tensor,
 ) -> torch.Tensor:
     """J_start + J_end + J_class, each summed over a doc's tokens and averaged
-    over the docs, computed in float32 whatever the logits' dtype.
+    over the docs, computed in float32 (or float64 for float64 logits).
 
     logits (torch.Tensor): (n_docs, max_length, 2 + n_classes), as CSENERScorer.
     starts, ends (torch.Tensor): Float 0/1 targets (n_docs, max_length).
@@ -49,11 +49,14 @@ def cse_loss(
     mask (torch.Tensor): Bool (n_docs, max_length), True on real tokens.
     RETURNS (torch.Tensor): The scalar loss.
     """
-    logits = logits.float()
-    weight = mask.float()
+    if logits.element_size() < 4:  # fp16 / bf16: the loss is computed in fp32
+        logits = logits.float()
+    weight = mask.to(logits.dtype)
     n_docs = max(int(logits.shape[0]), 1)
-    j_start = F.binary_cross_entropy_with_logits(logits[..., 0], starts.float(), weight=weight, reduction="sum")
-    j_end = F.binary_cross_entropy_with_logits(logits[..., 1], ends.float(), weight=weight, reduction="sum")
+    j_start = F.binary_cross_entropy_with_logits(
+        logits[..., 0], starts.to(logits.dtype), weight=weight, reduction="sum"
+    )
+    j_end = F.binary_cross_entropy_with_logits(logits[..., 1], ends.to(logits.dtype), weight=weight, reduction="sum")
     class_logits = logits[..., 2:]
     j_class = F.cross_entropy(
         class_logits.reshape(-1, class_logits.shape[-1]), classes.reshape(-1), reduction="none"
