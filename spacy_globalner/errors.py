@@ -161,6 +161,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "of one corpus file (one split), such as train.jsonl.")
     E308 = ("spans_key must be a non-empty string, got {value!r}.")
     E309 = ("limit must be a positive integer or None, got {value!r}.")
+    E330 = ("level_keys must be two different non-empty strings (the doc.spans "
+            "keys of GermEval's outer and inner level, e.g. ['outer', 'inner']), "
+            "got {value!r}.")
+    E331 = ("level_keys only applies to the germeval format (two levels of "
+            "tags), not to {format!r}. Leave it out for this corpus.")
     # benchmarks and tooling: E400-E449
     E400 = ("Corpus file {path} does not exist or is not a file. Pass a .jsonl "
             "file with a \"text\" field per line, or a plain text file with "

@@ -42,6 +42,10 @@ def make_parser() -> argparse.ArgumentParser:
     command.add_argument("--spans-key", "-k", default="sc", help="key in doc.spans (default: sc)")
     command.add_argument("--limit", "-n", type=_positive_int, default=None,
                          help="convert at most N sentences")
+    command.add_argument(
+        "--level-keys", nargs=2, metavar=("OUTER", "INNER"), default=None,
+        help="germeval: also put the outer and the inner level alone under these doc.spans keys",
+    )
     return parser
 
 
@@ -77,7 +81,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         format = resolve_format(args.format, args.input_path)
         stats = convert(
             args.input_path, args.output_path, format=format, lang=args.lang,
-            spans_key=args.spans_key, limit=args.limit,
+            spans_key=args.spans_key, limit=args.limit, level_keys=args.level_keys,
         )
     except ValueError as err:
         msg.fail("Conversion failed", str(err))

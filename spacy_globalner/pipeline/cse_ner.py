@@ -52,6 +52,7 @@ DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
     default_config={
         "model": DEFAULT_CSE_NER_MODEL_CONFIG,
         "spans_key": "sc",
+        "set_ents": True,
         "threshold": 0.5,
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
@@ -73,13 +74,14 @@ def make_cse_ner(
     threshold: float,
     head_lr_scale: float,
     scorer: Optional[Callable],
+    set_ents: bool = True,
 ) -> "CSENER":
     """Create a CSE tagger: start and end markers above `threshold`, missing
     markers filled in, a class per entity by the mean class probability.
     """
     return CSENER(
         nlp.vocab, model, name, spans_key=spans_key, threshold=threshold,
-        head_lr_scale=head_lr_scale, scorer=scorer,
+        head_lr_scale=head_lr_scale, scorer=scorer, set_ents=set_ents,
     )
 
 
@@ -101,7 +103,10 @@ class CSENER(SpanPipe):
         threshold: float = 0.5,
         head_lr_scale: float = 1.0,
         scorer: Optional[Callable] = score_spans_and_ents,
+        set_ents: bool = True,
     ) -> None:
+        if not isinstance(set_ents, bool):
+            raise ValueError(Errors.E100.format(option="set_ents", name=name, value=set_ents))
         if (
             isinstance(threshold, bool)
             or not isinstance(threshold, (int, float))
@@ -114,7 +119,7 @@ class CSENER(SpanPipe):
             model,
             name,
             spans_key=spans_key,
-            set_ents=True,
+            set_ents=set_ents,
             ents_filter=highest_score_filter,
             scorer=scorer,
             threshold=float(threshold),

@@ -54,6 +54,7 @@ DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model
     default_config={
         "model": DEFAULT_LCRF_NER_MODEL_CONFIG,
         "spans_key": "sc",
+        "set_ents": True,
         "constrained": False,
         "entity_fix": "paper",
         "head_lr_scale": 1.0,
@@ -77,6 +78,7 @@ def make_lcrf_ner(
     entity_fix: Union[bool, str],
     scorer: Optional[Callable],
     head_lr_scale: float = 1.0,
+    set_ents: bool = True,
 ) -> "LCRFNER":
     """Create a linear-chain CRF recogniser over IOB or BIOES tags (or the
     softmax baseline): Viterbi or argmax decoding, optionally constrained to
@@ -91,6 +93,7 @@ def make_lcrf_ner(
         entity_fix=entity_fix,
         scorer=scorer,
         head_lr_scale=head_lr_scale,
+        set_ents=set_ents,
     )
 
 
@@ -145,7 +148,10 @@ class LCRFNER(SpanPipe):
         entity_fix: Union[bool, str] = "paper",
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
+        set_ents: bool = True,
     ) -> None:
+        if not isinstance(set_ents, bool):
+            raise ValueError(Errors.E100.format(option="set_ents", name=name, value=set_ents))
         if not isinstance(constrained, bool):
             raise ValueError(Errors.E100.format(option="constrained", name=name, value=constrained))
         options = ENTITY_FIX_RULES + ("none",)
@@ -156,7 +162,7 @@ class LCRFNER(SpanPipe):
             model,
             name,
             spans_key=spans_key,
-            set_ents=True,
+            set_ents=set_ents,
             ents_filter=highest_score_filter,
             scorer=scorer,
             constrained=constrained,
