@@ -2,9 +2,9 @@
 per token a start and an end probability and a class, decoded by rules that
 make an inconsistent output impossible.
 """
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 import math
 import warnings
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import torch

@@ -9,7 +9,6 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CSENER
-
 from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples
 
 
@@ -159,7 +158,7 @@ def test_loss_is_the_three_losses_summed_per_doc():
     loss, d_scores = pipe.get_loss(examples, scores)
     logits = numpy.asarray(scores, dtype="float64")
     expected = 0.0
-    for row, (text, spans) in enumerate(TRAIN_DATA):
+    for row, (_, spans) in enumerate(TRAIN_DATA):
         n = len(examples[row].predicted)
         starts, ends, classes = numpy.zeros(n), numpy.zeros(n), numpy.full(n, 3)
         for s, e, label in spans:

@@ -34,7 +34,7 @@ def bioes_forbidden(n_labels: int) -> numpy.ndarray:
     """
     e = n_labels
     n_tags = n_bioes_tags(e)
-    start, end = n_tags, n_tags + 1
+    start = n_tags
     labels = numpy.arange(e)
     begin, inside, last, unit = labels, labels + e, labels + 2 * e, labels + 3 * e
     forbidden = numpy.zeros((n_tags + 2, n_tags + 2), dtype=bool)

@@ -6,9 +6,9 @@ from typing import List, Optional, Tuple, Union
 
 import numpy
 
+from ..spans import SpanArrays, split_by_doc
 from .marginals import bioes_span_probabilities, span_probabilities
 from .schemes import forbidden_transitions, repair, tags_to_spans
-from ..spans import SpanArrays, split_by_doc
 from .viterbi import constrain_transitions, forbidden_score, viterbi
 
 

@@ -68,7 +68,8 @@ def resolve_transitions(transitions: Optional[str], learn_penalties: Optional[bo
 
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
     if not model.layers:
-        forbidden = torch.as_tensor(forbidden_transitions(model.attrs["tag_scheme"], model.get_dim("nO")))
+        scheme = model.attrs["tag_scheme"]
+        forbidden = torch.as_tensor(forbidden_transitions(scheme, model.get_dim("nO")))
         head = LCRFNERScorer(forbidden, transitions=model.attrs["transitions"])
         model._layers.append(
             PyTorchWrapper_v2(

@@ -18,7 +18,6 @@ from spacy_globalner.decoding.lcrf_ner.decode import decode_lcrf_ner
 from spacy_globalner.decoding.lcrf_ner.marginals import bioes_span_probabilities
 from spacy_globalner.decoding.lcrf_ner.schemes import forbidden_transitions, n_tags, repair
 from spacy_globalner.decoding.lcrf_ner.viterbi import constrain_transitions, viterbi
-
 from tests.helpers.lcrf_brute_force import best_path, path_probabilities, path_score, random_case
 
 # Two labels: B-A=0, B-B=1, I-A=2, I-B=3, L-A=4, L-B=5, U-A=6, U-B=7, O=8.

@@ -62,7 +62,9 @@ def test_valid_sequences_are_unchanged(tags, rule):
     assert fix_one(tags, rule) == (tags, False)
 
 
-@pytest.mark.parametrize("rule,expected", [("lenient", [[BA, O, IB], [O, BC, IC]]), ("paper", [[BA, O, IB], [O, O, IC]])])
+@pytest.mark.parametrize(
+    "rule,expected", [("lenient", [[BA, O, IB], [O, BC, IC]]), ("paper", [[BA, O, IB], [O, O, IC]])]
+)
 def test_padding_is_left_alone(rule, expected):
     tags = numpy.asarray([[IA, O, IB], [O, IC, IC]])
     fixed, changed = entity_fix(tags, numpy.asarray([1, 2]), N_LABELS, rule=rule)
