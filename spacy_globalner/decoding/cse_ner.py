@@ -21,7 +21,7 @@ label; that case is rare once trained and the start/end heads decide.
 An entity's score is p_start(start) * p_end(end) * its label's mean class
 probability, in [0, 1].
 """
-from typing import List
+from typing import List, Tuple
 
 import numpy
 
@@ -35,7 +35,7 @@ def decode_cse_ner(
     lengths: numpy.ndarray,
     *,
     threshold: float = 0.5,
-) -> List[SpanArrays]:
+) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """The entities of each doc of a padded batch.
 
     start_probs (numpy.ndarray): P(token starts an entity), (n_docs, max_length).
@@ -44,7 +44,9 @@ def decode_cse_ner(
         max_length, n_labels + 1), "other" last.
     lengths (numpy.ndarray): Number of tokens of each doc; padding is ignored.
     threshold (float): Probability above which a token is a marker.
-    RETURNS (List[SpanArrays]): The entities of each doc, ordered by start.
+    RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
+        doc, ordered by start, and a bool per doc: True where a marker had to
+        be added (the markers above the threshold did not pair up).
     """
     start_probs = numpy.asarray(start_probs, dtype="float64")
     end_probs = numpy.asarray(end_probs, dtype="float64")
@@ -53,13 +55,16 @@ def decode_cse_ner(
     n_docs, max_length = start_probs.shape
     n_labels = class_probs.shape[2] - 1
     if n_docs == 0 or max_length == 0 or n_labels < 1:
-        return [SpanArrays.empty() for _ in range(n_docs)]
+        return [SpanArrays.empty() for _ in range(n_docs)], numpy.zeros((n_docs,), dtype=bool)
     valid = numpy.arange(max_length)[None, :] < lengths[:, None]
     is_start = (valid & (start_probs > threshold)).ravel()
     is_end = (valid & (end_probs > threshold)).ravel()
     flat_start, flat_end = start_probs.ravel(), end_probs.ravel()
     doc_begin = numpy.arange(n_docs) * max_length
     doc_stop = doc_begin + lengths
+    n_markers = numpy.bincount(numpy.flatnonzero(is_start) // max_length, minlength=n_docs) + numpy.bincount(
+        numpy.flatnonzero(is_end) // max_length, minlength=n_docs
+    )
     _close_starts(is_start, is_end, flat_end, doc_stop)
     _open_ends(is_start, is_end, flat_start, doc_begin)
     starts_flat = numpy.flatnonzero(is_start)
@@ -74,7 +79,9 @@ def decode_cse_ner(
     label_ids = means[:, :n_labels].argmax(axis=1)
     scores = flat_start[starts_flat] * flat_end[ends_flat] * means[numpy.arange(len(label_ids)), label_ids]
     scores = numpy.clip(scores, 0.0, 1.0).astype("float32")
-    return split_by_doc(doc_ids, n_docs, starts, ends, label_ids.astype("int64"), scores)
+    found = split_by_doc(doc_ids, n_docs, starts, ends, label_ids.astype("int64"), scores)
+    n_after = 2 * numpy.bincount(doc_ids, minlength=n_docs)
+    return found, n_after != n_markers
 
 
 def _close_starts(is_start, is_end, end_probs, doc_stop) -> None:

@@ -23,7 +23,7 @@ from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the archi
 from ..ml.torch.cse_ner.scorer import cse_loss
 from .ents_filters import highest_score_filter
 from .gold import aligned_gold_spans
-from .lcrf_ner import outermost_spans
+from .lcrf_ner import EntityFixCounts, outermost_spans
 from .scoring import score_spans_and_ents
 from .span_pipe import SpanPipe
 
@@ -90,7 +90,9 @@ class CSENER(SpanPipe):
 
     The output is flat: the entities go to doc.ents and, with their scores
     (p_start * p_end * mean class probability), to doc.spans[spans_key].
-    Settings in self.cfg: labels, spans_key, threshold, head_lr_scale.
+    Settings in self.cfg: labels, spans_key, set_ents, threshold,
+    head_lr_scale. `marker_fix_counts` counts the decoded docs whose markers
+    above the threshold did not pair up, so that a marker had to be added.
     """
 
     def __init__(
@@ -125,6 +127,7 @@ class CSENER(SpanPipe):
             threshold=float(threshold),
             head_lr_scale=head_lr_scale,
         )
+        self.marker_fix_counts = EntityFixCounts()
 
     def initialize(
         self,
@@ -157,7 +160,9 @@ class CSENER(SpanPipe):
         outside = _whitespace_tokens(docs, logits.shape[1])
         start_probs[outside] = 0.0
         end_probs[outside] = 0.0
-        return decode_cse_ner(start_probs, end_probs, class_probs, lengths, threshold=self.cfg["threshold"])
+        found, repaired = decode_cse_ner(start_probs, end_probs, class_probs, lengths, threshold=self.cfg["threshold"])
+        self.marker_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
+        return found
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """Start BCE + end BCE + class softmax cross-entropy, summed over each

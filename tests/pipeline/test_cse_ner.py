@@ -108,6 +108,8 @@ def test_overfits_two_sentences(trained):
     assert ents == [sorted(spans) for _, spans in TRAIN_DATA]
     flat = numpy.concatenate([numpy.asarray(s) for s in scores])
     assert ((flat > 0.25) & (flat <= 1.0)).all()
+    counts = nlp.get_pipe("cse_ner").marker_fix_counts
+    assert counts.sequences >= 2 and 0.0 <= counts.share <= 1.0
 
 
 def test_spans_and_ents_are_the_same(trained):
