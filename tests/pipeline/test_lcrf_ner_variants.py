@@ -108,3 +108,14 @@ def test_head_lr_scale_reaches_the_head_parameters_only():
     assert body_keys
     for key in body_keys:
         numpy.testing.assert_allclose(scaled[key], plain[key], rtol=1e-5, atol=1e-8)
+
+
+def test_penalties_follow_the_tag_scheme():
+    from spacy_globalner.decoding.lcrf_ner.bioes import bioes_forbidden
+    from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden
+
+    for scheme, forbidden in (("iob", iob_forbidden), ("bioes", bioes_forbidden)):
+        _, pipe, _ = overfit({"model": {"tag_scheme": scheme}}, n_iter=1)
+        module = torch_module(pipe)
+        expected = forbidden(len(pipe.labels)).astype("float32")
+        numpy.testing.assert_array_equal(module.transitions.forbidden.numpy(), expected)
