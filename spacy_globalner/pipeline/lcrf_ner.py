@@ -20,7 +20,7 @@ from ..decoding.lcrf_ner.entity_fix import ENTITY_FIX_RULES
 from ..decoding.lcrf_ner.schemes import n_tags as scheme_tags, spans_to_tags
 from ..errors import Errors, Warnings
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
-from ..ml.torch.lcrf_ner.likelihood import crf_nll
+from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
 from .scoring import score_spans_and_ents
@@ -226,15 +226,25 @@ class LCRFNER(SpanPipe):
         emissions_t = xp2torch(emissions, requires_grad=True)
         transitions_t = xp2torch(transitions, requires_grad=True)
         device = emissions_t.device
-        loss = crf_nll(
-            emissions_t,
-            transitions_t,
-            torch.as_tensor(tags, device=device),
-            torch.as_tensor(lengths, device=device),
-        )
+        if self.model.get_ref("head").attrs["transitions"] == "none":
+            # The softmax baseline: the same loss as the CRF's with zero
+            # transitions, without its loop over the time steps.
+            loss = softmax_nll(
+                emissions_t, torch.as_tensor(tags, device=device), torch.as_tensor(lengths, device=device)
+            )
+        else:
+            loss = crf_nll(
+                emissions_t,
+                transitions_t,
+                torch.as_tensor(tags, device=device),
+                torch.as_tensor(lengths, device=device),
+            )
         loss.backward()
         d_emissions = torch2xp(emissions_t.grad).astype(emissions.dtype, copy=False)
-        d_transitions = torch2xp(transitions_t.grad).astype(transitions.dtype, copy=False)
+        if transitions_t.grad is None:
+            d_transitions = self.model.ops.alloc2f(*transitions.shape, dtype=transitions.dtype)
+        else:
+            d_transitions = torch2xp(transitions_t.grad).astype(transitions.dtype, copy=False)
         return float(loss.item()), (d_emissions, d_transitions)
 
     def _gold_tags(self, examples: List[Example], lengths: numpy.ndarray, max_length: int) -> numpy.ndarray:
