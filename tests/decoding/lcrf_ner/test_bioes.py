@@ -180,3 +180,59 @@ def test_decode_bioes_gives_flat_scored_spans(constrained, entity_fix):
         assert ((spans.scores >= 0) & (spans.scores <= 1)).all()
         assert (spans.ends <= length).all() and (spans.starts < spans.ends).all()
         assert (spans.starts[1:] >= spans.ends[:-1]).all()
+
+
+def run_reading(tags):
+    """Entities of a BIOES sequence where every run (of its IOB projection)
+    that is not exactly one valid entity counts as one wrong entity (label -1).
+    """
+    iob = bioes_to_iob(numpy.asarray(tags), N_LABELS).tolist()
+    valid = set(read(tags))
+    entities, position = set(), 0
+    while position < len(iob):
+        if iob[position] == 2 * N_LABELS:
+            position += 1
+            continue
+        end = position + 1
+        while end < len(iob) and N_LABELS <= iob[end] < 2 * N_LABELS:
+            end += 1
+        entity = (position, end, iob[position] % N_LABELS)
+        entities.add(entity if entity in valid else (position, end, -1))
+        position = end
+    return entities
+
+
+def random_valid(rng, length):
+    spans, position = [], 0
+    while position < length:
+        width = int(rng.integers(1, 4))
+        if rng.random() < 0.4 and position + width <= length:
+            spans.append((position, position + width, int(rng.integers(N_LABELS))))
+            position += width
+        else:
+            position += 1
+    starts, ends, labels = (numpy.asarray(c, dtype="int64") for c in zip(*spans)) if spans else ([], [], [])
+    return spans_to_tags(length, starts, ends, labels, N_LABELS).tolist()
+
+
+@pytest.mark.parametrize("rule", ["paper", "lenient"])
+def test_entity_fix_never_lowers_f1_when_invalid_runs_count_as_wrong(rule):
+    """The paper's claim under BIOES, over random tag sequences and gold."""
+
+    def f1(gold, predicted):
+        if not gold and not predicted:
+            return 1.0
+        return 2 * len(gold & predicted) / (len(gold) + len(predicted))
+
+    rng = numpy.random.default_rng(0)
+    n_gained = 0
+    for _ in range(3000):
+        length = int(rng.integers(1, 9))
+        predicted = rng.integers(0, N_TAGS, size=length)
+        gold = set(read(random_valid(rng, length)))
+        fixed, _ = repair("bioes", predicted[None], numpy.asarray([length]), N_LABELS, rule=rule)
+        before, after = f1(gold, run_reading(predicted.tolist())), f1(gold, run_reading(fixed[0].tolist()))
+        assert after >= before, (gold, predicted, fixed[0])
+        assert run_reading(fixed[0].tolist()) == set(read(fixed[0].tolist()))
+        n_gained += after > before
+    assert n_gained > 100
