@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple, Union
 import numpy
 
 from ..spans import SpanArrays, split_by_doc
-from .marginals import bioes_span_probabilities, span_probabilities
+from .marginals import bioes_span_probabilities, independent_span_probabilities, span_probabilities
 from .schemes import forbidden_transitions, repair, tags_to_spans
 from .viterbi import constrain_transitions, forbidden_score, viterbi
 
@@ -55,16 +55,22 @@ def decode_lcrf_ner(
         emissions = numpy.where(blocked, forbidden_score(emissions.dtype), emissions).astype(emissions.dtype)
     if constrained:
         transitions = constrain_transitions(transitions, forbidden_transitions(tag_scheme, n_labels))
-    if transitions.any():
-        tags, _ = viterbi(emissions, lengths, transitions)
-    else:
+    independent = not transitions.any()
+    if independent:
         tags = _argmax_tags(emissions, lengths)
+    else:
+        tags, _ = viterbi(emissions, lengths, transitions)
     fixed, invalid = repair(tag_scheme, tags, lengths, n_labels, rule=rule if rule != "none" else "paper")
     if rule != "none":
         tags = fixed
     doc_ids, starts, ends, label_ids = tags_to_spans(tag_scheme, tags, lengths, n_labels)
-    probability = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
-    probabilities = probability(emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels)
+    if independent:
+        probabilities = independent_span_probabilities(
+            emissions, lengths, doc_ids, starts, ends, label_ids, n_labels, tag_scheme=tag_scheme
+        )
+    else:
+        probability = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
+        probabilities = probability(emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels)
     found = split_by_doc(doc_ids, len(lengths), starts, ends, label_ids, probabilities)
     return found, invalid
 

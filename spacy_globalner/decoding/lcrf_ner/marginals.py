@@ -188,3 +188,52 @@ def bioes_span_probabilities(
         - log_z[doc_ids]
     )
     return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+
+
+def independent_span_probabilities(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+    *,
+    tag_scheme: str = "iob",
+) -> numpy.ndarray:
+    """What `span_probabilities` (IOB) or `bioes_span_probabilities` give
+    with all-zero transitions, where the tokens' tags are independent
+    softmaxes: a product over the entity's tokens, from prefix sums, without
+    the forward-backward loop over the time steps.
+
+    RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
+    """
+    doc_ids = numpy.asarray(doc_ids, dtype="int64")
+    if doc_ids.size == 0:
+        return numpy.zeros((0,), dtype="float32")
+    emissions = numpy.asarray(emissions, dtype="float64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    starts = numpy.asarray(starts, dtype="int64")
+    ends = numpy.asarray(ends, dtype="int64")
+    label_ids = numpy.asarray(label_ids, dtype="int64")
+    n_docs, max_length, n_tags = emissions.shape
+    log_probs = emissions - logsumexp(emissions, axis=2)[:, :, None]
+    e = n_labels
+    inside_sums = numpy.zeros((n_docs, max_length + 1, e))
+    numpy.cumsum(log_probs[:, :, e : 2 * e], axis=1, out=inside_sums[:, 1:])
+    widths = ends - starts
+    if tag_scheme == "bioes":
+        single = widths == 1
+        first = numpy.where(single, label_ids + 3 * e, label_ids)
+        inner_end = numpy.maximum(ends - 1, starts + 1)
+        inner = inside_sums[doc_ids, inner_end, label_ids] - inside_sums[doc_ids, starts + 1, label_ids]
+        last = log_probs[doc_ids, ends - 1, label_ids + 2 * e]
+        log_p = log_probs[doc_ids, starts, first] + numpy.where(single, 0.0, inner + last)
+    else:
+        inner = inside_sums[doc_ids, ends, label_ids] - inside_sums[doc_ids, starts + 1, label_ids]
+        after = numpy.minimum(ends, max_length - 1)
+        # The token after the entity is anything but I-X (or the doc ends).
+        p_continues = numpy.exp(log_probs[doc_ids, after, label_ids + e])
+        right = numpy.where(ends < lengths[doc_ids], numpy.log1p(-numpy.minimum(p_continues, 1.0)), 0.0)
+        log_p = log_probs[doc_ids, starts, label_ids] + inner + right
+    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")

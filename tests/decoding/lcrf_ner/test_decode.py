@@ -210,3 +210,21 @@ def test_zero_transitions_decode_each_token_by_argmax(entity_fix):
             if end < length:
                 expected *= 1.0 - softmax[end, label + 2]
             assert score == pytest.approx(expected, rel=1e-4)
+
+
+@pytest.mark.parametrize("tag_scheme,n_tags", [("iob", 5), ("bioes", 9)])
+def test_independent_probabilities_are_the_crf_ones_with_zero_transitions(tag_scheme, n_tags):
+    from spacy_globalner.decoding.lcrf_ner.marginals import (
+        bioes_span_probabilities,
+        independent_span_probabilities,
+    )
+
+    rng = numpy.random.default_rng(6)
+    lengths = numpy.asarray([5, 3, 1])
+    emissions, _ = random_case(rng, list(lengths), n_tags=n_tags, scale=2.0)
+    spans = [(0, 0, 1, 0), (0, 0, 5, 1), (0, 1, 3, 0), (0, 4, 5, 1), (1, 0, 3, 0), (1, 1, 2, 1), (2, 0, 1, 1)]
+    doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
+    general = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
+    expected = general(emissions, lengths, numpy.zeros((n_tags + 2, n_tags + 2)), doc_ids, starts, ends, labels, 2)
+    got = independent_span_probabilities(emissions, lengths, doc_ids, starts, ends, labels, 2, tag_scheme=tag_scheme)
+    numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
