@@ -55,6 +55,12 @@ class Warnings(metaclass=ErrorsWithCodes):
             "'{name}' learns the outermost layer only (the longest spans). To "
             "train on another flat layer, store it in doc.spans under a key of "
             "its own and set the component's spans_key to that key.")
+    # cse_ner: W130-W139
+    W130 = ("{count} gold span(s) of {total} in the training data of '{name}' "
+            "overlap a longer span and cannot be marked by CSE tagging's flat "
+            "start and end markers: '{name}' learns the outermost layer only "
+            "(the longest spans). To train on another flat layer, store it in "
+            "doc.spans under a key of its own and set spans_key to that key.")
     # crener: W200-W249
     W200 = ("{count} gold span(s) of {total} in the training data of '{name}' "
             "are longer than max_grid_length={length} tokens and cannot be "
@@ -128,6 +134,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "are not a saved component. Pass from_bytes exactly what "
             "nlp.get_pipe('{name}').to_bytes() returned.")
 
+    E040 = ("{option} of '{name}' must be a finite number above 0 (the factor "
+            "on the optimizer's learning rate for the head's parameters; 1.0 "
+            "leaves it as it is), got {value!r}.")
     # lcrf_ner: E100-E149
     E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
@@ -135,6 +144,21 @@ class Errors(metaclass=ErrorsWithCodes):
             "transitions of shape {expected_transitions}, but the model returned "
             "{got} and {got_transitions}. Use the architecture "
             "spacy-globalner.LCRFNER.v1, whose head is sized from the labels.")
+    E120 = ("entity_fix of '{name}' must be one of {options} (true means "
+            "\"paper\", false means \"none\"), got {value!r}.")
+    E121 = ("tag_scheme must be one of {options}, got {value!r}. Set it in the "
+            "[model] block of the component's config.")
+    E122 = ("transitions must be one of {options} (\"none\": the softmax "
+            "baseline, \"crf\": a plain CRF, \"penalised\": learned penalties "
+            "on forbidden transitions), got {value!r}.")
+    # cse_ner: E130-E139
+    E130 = ("threshold of '{name}' must be a number strictly between 0 and 1 "
+            "(the probability above which a token is a start or end marker; "
+            "0.5 in the paper), got {value!r}.")
+    E131 = ("'{name}' expected scores of shape {expected} for a batch of "
+            "{n_docs} docs (longest {max_length} tokens, {n_labels} labels), "
+            "but the model returned {got}. Use the architecture "
+            "spacy-globalner.CSENER.v1, whose head is sized from the labels.")
     # crener: E200-E249
     E200 = ("max_grid_length must be a positive integer (the most tokens "
             "in one n x n grid window), got {value!r}.")
@@ -170,6 +194,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "of one corpus file (one split), such as train.jsonl.")
     E308 = ("spans_key must be a non-empty string, got {value!r}.")
     E309 = ("limit must be a positive integer or None, got {value!r}.")
+    E330 = ("level_keys must be two different non-empty strings (the doc.spans "
+            "keys of GermEval's outer and inner level, e.g. ['outer', 'inner']), "
+            "got {value!r}.")
+    E331 = ("level_keys only applies to the germeval format (two levels of "
+            "tags), not to {format!r}. Leave it out for this corpus.")
     # benchmarks and tooling: E400-E449
     E400 = ("Corpus file {path} does not exist or is not a file. Pass a .jsonl "
             "file with a \"text\" field per line, or a plain text file with "

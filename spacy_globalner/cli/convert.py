@@ -3,7 +3,7 @@
 Also `python -m spacy_globalner.corpora convert ...` (the older name).
 """
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 import typer
 from wasabi import msg
@@ -22,6 +22,7 @@ def convert_cli(
     lang: Optional[str] = Opt(None, "--lang", "-l", help="Language of the docs (default: en for genia and conll, de for germeval, zh for cluener, bmes and weibo)"),
     spans_key: str = Opt("sc", "--spans-key", "-k", help="Key in doc.spans"),
     limit: Optional[int] = Opt(None, "--limit", "-n", help="Convert at most N sentences"),
+    level_keys: Optional[Tuple[str, str]] = Opt(None, "--level-keys", help="germeval: also put the outer and the inner level alone under these two doc.spans keys", metavar="OUTER INNER"),
     # fmt: on
 ):
     """Convert one corpus file to a .spacy DocBin with every entity in
@@ -30,7 +31,7 @@ def convert_cli(
     try:
         stats = convert(
             input_path, output_path, format=resolve_format(format, input_path),
-            lang=lang, spans_key=spans_key, limit=limit,
+            lang=lang, spans_key=spans_key, limit=limit, level_keys=level_keys,
         )
     except ValueError as err:
         msg.fail("Conversion failed", str(err))

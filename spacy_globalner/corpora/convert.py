@@ -3,7 +3,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, NamedTuple, Optional, Sequence
 
 import spacy
 from spacy.tokens import DocBin
@@ -14,7 +14,7 @@ from .char_conll import parse_char_conll
 from .cluener import parse_cluener
 from .conll_bio import parse_conll_bio
 from .docs import Parser, Repairs, read_docs
-from .germeval import parse_germeval
+from .germeval import add_levels, parse_germeval
 from .lines import PathLike
 from .nested_jsonl import parse_nested_jsonl
 from .stats import CorpusStats, corpus_stats
@@ -95,6 +95,7 @@ def convert(
     lang: Optional[str] = None,
     spans_key: str = "sc",
     limit: Optional[int] = None,
+    level_keys: Optional[Sequence[str]] = None,
 ) -> ConvertStats:
     """Read a corpus file and write its Docs to a DocBin.
 
@@ -105,11 +106,16 @@ def convert(
         (en, de or zh).
     spans_key (str): The key in doc.spans for all entities.
     limit (Optional[int]): Convert at most this many sentences.
+    level_keys (Optional[Sequence[str]]): germeval only: two doc.spans keys
+        for the outer and the inner level alone, for a pipeline with one flat
+        component per level.
     RETURNS (ConvertStats): The counts of the written corpus.
     """
     started = time.perf_counter()
     format = resolve_format(format, input_path)
     spec = FORMATS[format]
+    if level_keys is not None and format != "germeval":
+        raise ValueError(Errors.E331.format(format=format))
     lang = lang or spec.lang
     if spec.per_char and lang != "zh":
         warnings.warn(Warnings.W302.format(format=format, lang=lang))
@@ -119,6 +125,8 @@ def convert(
         read_docs(spec.parse, input_path, vocab, spans_key=spans_key, limit=limit,
                   repairs=repairs)
     )
+    if level_keys is not None:
+        add_levels(docs, input_path, level_keys, limit=limit)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     DocBin(docs=docs).to_disk(output_path)

@@ -70,6 +70,7 @@ GridScores = Tuple[List[Floats3d], Ints2d]
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+        "head_lr_scale": 1.0,
     },
     default_score_weights={
         "spans_sc_f": 1.0,
@@ -91,6 +92,7 @@ def make_crener(
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
+    head_lr_scale: float = 1.0,
 ) -> "CRENER":
     """Create a CRENER recogniser: entities are paths of neighbour links on a
     token-pair grid, closed by a typed head-tail relation; docs longer than
@@ -107,6 +109,7 @@ def make_crener(
         set_ents=set_ents,
         ents_filter=ents_filter,
         scorer=scorer,
+        head_lr_scale=head_lr_scale,
     )
 
 
@@ -133,6 +136,7 @@ class CRENER(SpanPipe):
         set_ents: bool = True,
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
+        head_lr_scale: float = 1.0,
     ) -> None:
         check_number(threshold, "threshold", name, error=Errors.E009)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
@@ -149,6 +153,7 @@ class CRENER(SpanPipe):
             threshold=float(threshold),
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
+            head_lr_scale=head_lr_scale,
         )
         self.model.attrs["max_grid_length"] = max_grid_length
 

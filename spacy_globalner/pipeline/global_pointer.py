@@ -54,6 +54,7 @@ DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_M
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+        "head_lr_scale": 1.0,
     },
     default_score_weights={
         "spans_sc_f": 1.0,
@@ -74,6 +75,7 @@ def make_global_pointer(
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
+    head_lr_scale: float = 1.0,
 ) -> "GlobalPointer":
     """Create a GlobalPointer recogniser: every span up to `max_span_width` tokens
     whose logit for a label exceeds `threshold` is an entity of that label.
@@ -88,6 +90,7 @@ def make_global_pointer(
         set_ents=set_ents,
         ents_filter=ents_filter,
         scorer=scorer,
+        head_lr_scale=head_lr_scale,
     )
 
 
@@ -112,6 +115,7 @@ class GlobalPointer(SpanPipe):
         set_ents: bool = True,
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
+        head_lr_scale: float = 1.0,
     ) -> None:
         check_number(threshold, "threshold", name, error=Errors.E009)
         _check_width(max_span_width, name)
@@ -126,6 +130,7 @@ class GlobalPointer(SpanPipe):
             scorer=scorer,
             threshold=float(threshold),
             max_span_width=max_span_width,
+            head_lr_scale=head_lr_scale,
         )
 
     @property

@@ -1,7 +1,7 @@
 """The `lcrf_ner` component: flat NER with a linear-chain CRF whose forbidden
 IOB transitions carry learned penalties (Zöllner et al., 2021).
 """
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import warnings
 
 import numpy
@@ -15,12 +15,13 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ..decoding import SpanArrays
-from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
-from ..decoding.lcrf_ner.decode import decode_lcrf_ner
+from ..decoding.lcrf_ner.decode import decode_lcrf_ner, entity_fix_rule
+from ..decoding.lcrf_ner.entity_fix import ENTITY_FIX_RULES
+from ..decoding.lcrf_ner.schemes import n_tags as scheme_tags, spans_to_tags
 from ..errors import Errors, Warnings
 from ..validation import check_bool
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
-from ..ml.torch.lcrf_ner.likelihood import crf_nll
+from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
 from .schedule_budget import check_schedule_budget
@@ -32,7 +33,7 @@ CRFScores = Tuple[Floats3d, Floats2d]
 DEFAULT_LCRF_NER_MODEL = """
 [model]
 @architectures = "spacy-globalner.LCRFNER.v1"
-learn_penalties = true
+tag_scheme = "iob"
 dropout = 0.1
 mixed_precision = false
 
@@ -55,8 +56,10 @@ DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model
     default_config={
         "model": DEFAULT_LCRF_NER_MODEL_CONFIG,
         "spans_key": "sc",
+        "set_ents": True,
         "constrained": False,
-        "entity_fix": True,
+        "entity_fix": "paper",
+        "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
     default_score_weights={
@@ -74,11 +77,14 @@ def make_lcrf_ner(
     model: Model[List[Doc], CRFScores],
     spans_key: str,
     constrained: bool,
-    entity_fix: bool,
+    entity_fix: Union[bool, str],
     scorer: Optional[Callable],
+    head_lr_scale: float = 1.0,
+    set_ents: bool = True,
 ) -> "LCRFNER":
-    """Create a linear-chain CRF recogniser over IOB tags: Viterbi decoding,
-    optionally constrained to valid IOB, repaired by Entity-Fix by default.
+    """Create a linear-chain CRF recogniser over IOB or BIOES tags (or the
+    softmax baseline): Viterbi or argmax decoding, optionally constrained to
+    valid tags, repaired by Entity-Fix ("paper", "lenient" or "none").
     """
     return LCRFNER(
         nlp.vocab,
@@ -88,6 +94,8 @@ def make_lcrf_ner(
         constrained=constrained,
         entity_fix=entity_fix,
         scorer=scorer,
+        head_lr_scale=head_lr_scale,
+        set_ents=set_ents,
     )
 
 
@@ -118,13 +126,17 @@ class EntityFixCounts:
 
 
 class LCRFNER(SpanPipe):
-    """Tag tokens B-X / I-X / O with a linear-chain CRF and read the entities.
+    """Tag tokens B-X / I-X / O (or BIOES) with a linear-chain CRF, or with
+    independent softmaxes for the baseline, and read the entities.
 
     The output is flat: the entities go to doc.ents and, with their
     probabilities, to doc.spans[spans_key] (attrs["scores"] holds the marginal
     probability of each entity's exact tag path). Settings in self.cfg: labels,
-    spans_key, constrained, entity_fix. `entity_fix_counts` counts the decoded
-    docs whose raw Viterbi path Entity-Fix had to repair.
+    spans_key, constrained, entity_fix ("paper", "lenient" or "none"; see
+    decoding/lcrf_ner/entity_fix.py for the reading of invalid tags each
+    assumes), head_lr_scale. The tag scheme and the kind of transitions are
+    settings of the model. `entity_fix_counts` counts the decoded docs whose
+    raw path Entity-Fix had to repair.
     """
 
     def __init__(
@@ -135,23 +147,34 @@ class LCRFNER(SpanPipe):
         *,
         spans_key: str = "sc",
         constrained: bool = False,
-        entity_fix: bool = True,
+        entity_fix: Union[bool, str] = "paper",
         scorer: Optional[Callable] = score_spans_and_ents,
+        head_lr_scale: float = 1.0,
+        set_ents: bool = True,
     ) -> None:
-        for option, value in (("constrained", constrained), ("entity_fix", entity_fix)):
+        for option, value in (("set_ents", set_ents), ("constrained", constrained)):
             check_bool(value, option, name, error=Errors.E100)
+        options = ENTITY_FIX_RULES + ("none",)
+        if not isinstance(entity_fix, bool) and entity_fix not in options:
+            raise ValueError(Errors.E120.format(name=name, options=options, value=entity_fix))
         super().__init__(
             vocab,
             model,
             name,
             spans_key=spans_key,
-            set_ents=True,
+            set_ents=set_ents,
             ents_filter=highest_score_filter,
             scorer=scorer,
             constrained=constrained,
-            entity_fix=entity_fix,
+            entity_fix=entity_fix_rule(entity_fix),
+            head_lr_scale=head_lr_scale,
         )
         self.entity_fix_counts = EntityFixCounts()
+
+    @property
+    def tag_scheme(self) -> str:
+        """The model's tag scheme, "iob" or "bioes"."""
+        return self.model.get_ref("head").attrs["tag_scheme"]
 
     def initialize(
         self,
@@ -183,13 +206,15 @@ class LCRFNER(SpanPipe):
             constrained=self.cfg["constrained"],
             entity_fix=self.cfg["entity_fix"],
             outside=_whitespace_tokens(docs, int(lengths.max(initial=0))),
+            tag_scheme=self.tag_scheme,
         )
         self.entity_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
         return found
 
     def get_loss(self, examples: Iterable[Example], scores: CRFScores) -> Tuple[float, CRFScores]:
-        """The CRF's mean negative log-likelihood of the gold IOB tags per doc,
-        computed with the forward algorithm in float32.
+        """The CRF's mean negative log-likelihood of the gold tags per doc,
+        computed with the forward algorithm in float32 (for the softmax
+        baseline, whose transitions are zero, the tokens' cross-entropy).
 
         RETURNS (Tuple[float, Tuple[Floats3d, Floats2d]]): The loss and its
             gradient w.r.t. the emissions and the transitions.
@@ -204,25 +229,37 @@ class LCRFNER(SpanPipe):
         emissions_t = xp2torch(xp.asarray(emissions, dtype="float32"), requires_grad=True)
         transitions_t = xp2torch(xp.asarray(transitions, dtype="float32"), requires_grad=True)
         device = emissions_t.device
-        loss = crf_nll(
-            emissions_t,
-            transitions_t,
-            torch.as_tensor(tags, device=device),
-            torch.as_tensor(lengths, device=device),
-        )
+        if self.model.get_ref("head").attrs["transitions"] == "none":
+            # The softmax baseline: the same loss as the CRF's with zero
+            # transitions, without its loop over the time steps.
+            loss = softmax_nll(
+                emissions_t, torch.as_tensor(tags, device=device), torch.as_tensor(lengths, device=device)
+            )
+        else:
+            loss = crf_nll(
+                emissions_t,
+                transitions_t,
+                torch.as_tensor(tags, device=device),
+                torch.as_tensor(lengths, device=device),
+            )
         loss.backward()
         d_emissions = torch2xp(emissions_t.grad)
-        d_transitions = torch2xp(transitions_t.grad)
+        if transitions_t.grad is None:  # the softmax baseline: constant transitions
+            d_transitions = self.model.ops.alloc2f(*transitions.shape)
+        else:
+            d_transitions = torch2xp(transitions_t.grad)
         return float(loss.item()), (d_emissions, d_transitions)
 
     def _gold_tags(self, examples: List[Example], lengths: numpy.ndarray, max_length: int) -> numpy.ndarray:
-        """Int64 IOB tags (n_docs, max_length) of the outermost gold spans; O on padding."""
+        """Int64 tags (n_docs, max_length) of the outermost gold spans; O on padding."""
         label_index = {label: i for i, label in enumerate(self.labels)}
         n_labels = len(self.labels)
-        tags = numpy.full((len(examples), max_length), n_iob_tags(n_labels) - 1, dtype="int64")
+        scheme = self.tag_scheme
+        tags = numpy.full((len(examples), max_length), scheme_tags(scheme, n_labels) - 1, dtype="int64")
         for row, (example, length) in enumerate(zip(examples, lengths)):
             spans = outermost_spans(self._gold_spans(example))
             tags[row, :length] = spans_to_tags(
+                scheme,
                 int(length),
                 numpy.asarray([span.start for span in spans], dtype="int64"),
                 numpy.asarray([span.end for span in spans], dtype="int64"),
@@ -241,7 +278,7 @@ class LCRFNER(SpanPipe):
             warnings.warn(Warnings.W100.format(count=dropped, total=total, name=self.name))
 
     def _check_scores(self, emissions: Floats3d, transitions: Floats2d, lengths: numpy.ndarray) -> None:
-        n_tags = n_iob_tags(len(self.labels))
+        n_tags = scheme_tags(self.tag_scheme, len(self.labels))
         max_length = int(lengths.max(initial=0))
         expected = (len(lengths), max_length, n_tags)
         expected_transitions = (n_tags + 2, n_tags + 2)

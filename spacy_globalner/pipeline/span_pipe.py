@@ -14,6 +14,7 @@ The architecture must `set_ref("head", ...)` on the Thinc node that owns the
 torch module; the node has no layers until the module is built.
 """
 from itertools import islice
+import math
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import warnings
@@ -88,6 +89,8 @@ class SpanPipe(TrainablePipe):
         if not callable(ents_filter):
             raise ValueError(Errors.E008.format(value=ents_filter))
         check_key(spans_key, "spans_key", name)
+        if "head_lr_scale" in cfg:
+            _check_lr_scale(cfg["head_lr_scale"], name)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -282,6 +285,18 @@ class SpanPipe(TrainablePipe):
         losses[self.name] += loss
         return losses
 
+    def finish_update(self, sgd: Optimizer) -> None:
+        """Update the model's parameters with their gradients; those of the head
+        (the "head" ref: the torch module and its Thinc node) with the
+        optimizer's learning rate times cfg["head_lr_scale"], so that a head
+        can learn at 1e-3 over a transformer trained at 5e-5.
+        """
+        scale = float(self.cfg.get("head_lr_scale", 1.0))
+        if scale == 1.0:
+            self.model.finish_update(sgd)
+            return
+        self.model.finish_update(HeadScaledOptimizer(sgd, self.model.get_ref("head"), scale))
+
     def initialize(
         self,
         get_examples: Callable[[], Iterable[Example]],
@@ -440,3 +455,36 @@ def non_finite_weights(model: Model) -> Tuple[int, Optional[str]]:
                 first = f"{node.name}.{name}"
             count += bad
     return count, first
+
+
+class HeadScaledOptimizer:
+    """A thin proxy of a Thinc optimizer that scales the learning rate of the
+    parameters of one subtree (the head): Thinc's optimizers take `lr_scale`
+    per call, and keys are (node or shim id, name), so the head's keys are
+    known from its nodes and their shims. Everything else is the optimizer's.
+
+    optimizer (Optimizer): The optimizer of the training loop.
+    head (Model): The subtree whose parameters get the scale.
+    lr_scale (float): Factor on the learning rate of those parameters.
+    """
+
+    def __init__(self, optimizer: Optimizer, head: Model, lr_scale: float) -> None:
+        self.optimizer = optimizer
+        self.lr_scale = lr_scale
+        self.head_ids = set()
+        for node in head.walk():
+            self.head_ids.add(node.id)
+            self.head_ids.update(shim.id for shim in node.shims)
+
+    def __call__(self, key, weights, gradient, *, lr_scale: float = 1.0):
+        if key[0] in self.head_ids:
+            lr_scale = lr_scale * self.lr_scale
+        return self.optimizer(key, weights, gradient, lr_scale=lr_scale)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.optimizer, name)
+
+
+def _check_lr_scale(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(Errors.E040.format(option="head_lr_scale", name=name, value=value))

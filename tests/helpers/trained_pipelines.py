@@ -39,6 +39,7 @@ SMALL_TOK2VEC = {
 SMALL_MODELS: Dict[str, Dict] = {
     "global_pointer": {"head_width": 16},
     "lcrf_ner": {},
+    "cse_ner": {},
     "crener": {
         "token_width": 16,
         "grid_width": 8,

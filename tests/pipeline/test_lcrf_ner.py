@@ -60,7 +60,7 @@ def test_add_pipe_with_defaults():
     pipe = nlp.add_pipe("lcrf_ner")
     assert isinstance(pipe, LCRFNER)
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
-                        "constrained": False, "entity_fix": True}
+                        "constrained": False, "entity_fix": "paper", "head_lr_scale": 1.0}
     assert not pipe.is_initialized
 
 
@@ -98,11 +98,30 @@ def test_use_before_initialize_raises():
         nlp("Paris")
 
 
-@pytest.mark.parametrize("option", ["constrained", "entity_fix"])
-def test_non_bool_options_raise(option):
+def test_non_bool_options_raise():
     nlp = spacy.blank("de")
-    with pytest.raises(ValueError, match=rf"\[E100\] {option}"):
-        LCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, **{option: "yes"})
+    with pytest.raises(ValueError, match=r"\[E100\] constrained"):
+        LCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, constrained="yes")
+
+
+@pytest.mark.parametrize("value", ["yes", "strict", 1])
+def test_unknown_entity_fix_raises(value):
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=r"\[E120\] entity_fix"):
+        LCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, entity_fix=value)
+
+
+@pytest.mark.parametrize("value,rule", [(True, "paper"), (False, "none"), ("lenient", "lenient")])
+def test_entity_fix_of_the_first_release_still_reads(value, rule):
+    nlp = spacy.blank("de")
+    assert nlp.add_pipe("lcrf_ner", config={"entity_fix": value}).cfg["entity_fix"] == rule
+
+
+@pytest.mark.parametrize("value", [0, -1.0, float("nan"), "big", True])
+def test_bad_head_lr_scale_raises(value):
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=r"\[E040\] head_lr_scale"):
+        LCRFNER(nlp.vocab, nlp.add_pipe("lcrf_ner").model, head_lr_scale=value)
 
 
 def test_scores_of_the_wrong_shape_raise(trained):

@@ -15,7 +15,7 @@ from thinc.api import ConfigValidationError
 
 from tests.helpers.trained_pipelines import SMALL_MODELS
 
-GP, CRENER, LCRF = "global_pointer", "crener", "lcrf_ner"
+GP, CRENER, LCRF, CSE = "global_pointer", "crener", "lcrf_ner", "cse_ner"
 MODEL = "model"  # a setting of the component's architecture
 
 # (component, setting (or "model" + setting), bad value, expected error code)
@@ -80,6 +80,25 @@ BAD_SETTINGS = [
     (LCRF, (MODEL, "dropout"), -0.5, "E012"),
     (LCRF, (MODEL, "mixed_precision"), "bf16", "config"),
     (LCRF, (MODEL, "tok2vec"), None, "config"),
+    (LCRF, (MODEL, "transitions"), "hmm", "E122"),
+    (LCRF, (MODEL, "tag_scheme"), "bilou", "E121"),
+    (LCRF, "set_ents", "yes", "config"),
+    (LCRF, "entity_fix", "strict", "E120"),
+    # head_lr_scale, every factory
+    (GP, "head_lr_scale", 0.0, "E040"),
+    (CRENER, "head_lr_scale", -1.0, "E040"),
+    (LCRF, "head_lr_scale", 0.0, "E040"),
+    (CSE, "head_lr_scale", -2.0, "E040"),
+    # cse_ner factory
+    (CSE, "spans_key", "", "E012"),
+    (CSE, "threshold", 0.0, "E130"),
+    (CSE, "threshold", 1.0, "E130"),
+    (CSE, "set_ents", "no", "config"),
+    (CSE, "scorer", 3, "config"),
+    # spacy-globalner.CSENER.v1
+    (CSE, (MODEL, "dropout"), 1.5, "E012"),
+    (CSE, (MODEL, "mixed_precision"), "fp16", "config"),
+    (CSE, (MODEL, "tok2vec"), 3, "config"),
 ]
 
 
@@ -107,7 +126,7 @@ def test_bad_setting_is_refused(name, setting, value, code):
     assert name not in nlp.pipe_names
 
 
-@pytest.mark.parametrize("name", [GP, CRENER, LCRF])
+@pytest.mark.parametrize("name", [GP, CRENER, LCRF, CSE])
 def test_the_table_covers_every_setting(name):
     """A new setting of a factory or architecture needs a row above."""
     meta = Language.get_factory_meta(name)
@@ -119,7 +138,7 @@ def test_the_table_covers_every_setting(name):
     assert settings - covered == set()
 
 
-@pytest.mark.parametrize("name", [GP, CRENER, LCRF])
+@pytest.mark.parametrize("name", [GP, CRENER, LCRF, CSE])
 def test_defaults_and_edges_are_accepted(name):
     nlp = spacy.blank("en")
     nlp.add_pipe(name, config={"model": {**SMALL_MODELS[name], "dropout": 0.0}, "spans_key": "genia"})

@@ -129,3 +129,111 @@ def logsumexp(x: numpy.ndarray, axis: int) -> numpy.ndarray:
     peak = x.max(axis=axis, keepdims=True)
     total = numpy.log(numpy.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
     return numpy.squeeze(total, axis=axis)
+
+
+def bioes_span_probabilities(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    transitions: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+) -> numpy.ndarray:
+    """The probability of each entity's exact BIOES tag path: U-X for one
+    token; B-X, I-X up to end - 2 and L-X at end - 1 otherwise. Unlike IOB,
+    the path fixes both boundaries itself, so nothing after it is constrained.
+
+    emissions, lengths, transitions: as for `forward_backward`, tags ordered
+        as in bioes.py.
+    doc_ids, starts, ends, label_ids (numpy.ndarray): The entities (end exclusive).
+    n_labels (int): Number of entity labels.
+    RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
+    """
+    doc_ids = numpy.asarray(doc_ids, dtype="int64")
+    if doc_ids.size == 0:
+        return numpy.zeros((0,), dtype="float32")
+    emissions = numpy.asarray(emissions, dtype="float64")
+    transitions = numpy.asarray(transitions, dtype="float64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    starts = numpy.asarray(starts, dtype="int64")
+    ends = numpy.asarray(ends, dtype="int64")
+    label_ids = numpy.asarray(label_ids, dtype="int64")
+    log_alpha, log_beta, log_z = forward_backward(emissions, lengths, transitions)
+    n_docs, max_length, n_tags = emissions.shape
+    e = n_labels
+    begin, inside, last, unit = label_ids, label_ids + e, label_ids + 2 * e, label_ids + 3 * e
+    widths = ends - starts
+    single = widths == 1
+    inside_sums = numpy.zeros((n_docs, max_length + 1, e))
+    numpy.cumsum(emissions[:, :, e : 2 * e], axis=1, out=inside_sums[:, 1:])
+    n_inner = numpy.maximum(widths - 2, 0)
+    # B -> I -> ... -> I -> L, or B -> L for two tokens.
+    into_last = numpy.where(widths > 2, transitions[inside, last], transitions[begin, last])
+    inner = (
+        numpy.where(widths > 2, transitions[begin, inside], 0.0)
+        + inside_sums[doc_ids, numpy.maximum(ends - 1, starts + 1), label_ids]
+        - inside_sums[doc_ids, starts + 1, label_ids]
+        + numpy.maximum(n_inner - 1, 0) * transitions[inside, inside]
+        + into_last
+        + emissions[doc_ids, ends - 1, last]
+    )
+    first = numpy.where(single, unit, begin)
+    final = numpy.where(single, unit, last)
+    log_p = (
+        log_alpha[doc_ids, starts, first]
+        + numpy.where(single, 0.0, inner)
+        + log_beta[doc_ids, ends - 1, final]
+        - log_z[doc_ids]
+    )
+    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+
+
+def independent_span_probabilities(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+    *,
+    tag_scheme: str = "iob",
+) -> numpy.ndarray:
+    """What `span_probabilities` (IOB) or `bioes_span_probabilities` give
+    with all-zero transitions, where the tokens' tags are independent
+    softmaxes: a product over the entity's tokens, from prefix sums, without
+    the forward-backward loop over the time steps.
+
+    RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
+    """
+    doc_ids = numpy.asarray(doc_ids, dtype="int64")
+    if doc_ids.size == 0:
+        return numpy.zeros((0,), dtype="float32")
+    emissions = numpy.asarray(emissions, dtype="float64")
+    lengths = numpy.asarray(lengths, dtype="int64")
+    starts = numpy.asarray(starts, dtype="int64")
+    ends = numpy.asarray(ends, dtype="int64")
+    label_ids = numpy.asarray(label_ids, dtype="int64")
+    n_docs, max_length, n_tags = emissions.shape
+    log_probs = emissions - logsumexp(emissions, axis=2)[:, :, None]
+    e = n_labels
+    inside_sums = numpy.zeros((n_docs, max_length + 1, e))
+    numpy.cumsum(log_probs[:, :, e : 2 * e], axis=1, out=inside_sums[:, 1:])
+    widths = ends - starts
+    if tag_scheme == "bioes":
+        single = widths == 1
+        first = numpy.where(single, label_ids + 3 * e, label_ids)
+        inner_end = numpy.maximum(ends - 1, starts + 1)
+        inner = inside_sums[doc_ids, inner_end, label_ids] - inside_sums[doc_ids, starts + 1, label_ids]
+        last = log_probs[doc_ids, ends - 1, label_ids + 2 * e]
+        log_p = log_probs[doc_ids, starts, first] + numpy.where(single, 0.0, inner + last)
+    else:
+        inner = inside_sums[doc_ids, ends, label_ids] - inside_sums[doc_ids, starts + 1, label_ids]
+        after = numpy.minimum(ends, max_length - 1)
+        # The token after the entity is anything but I-X (or the doc ends).
+        p_continues = numpy.exp(log_probs[doc_ids, after, label_ids + e])
+        right = numpy.where(ends < lengths[doc_ids], numpy.log1p(-numpy.minimum(p_continues, 1.0)), 0.0)
+        log_p = log_probs[doc_ids, starts, label_ids] + inner + right
+    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")

@@ -10,7 +10,9 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
-from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
+from ...decoding.lcrf_ner.schemes import check_tag_scheme, forbidden_transitions
+from ...decoding.lcrf_ner.schemes import n_tags as scheme_tags
+from ...errors import Errors
 from ...validation import check_dropout
 from ..layers.pytorch_wrapper import pytorch_wrapper
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
@@ -24,27 +26,42 @@ ARCHITECTURE = "spacy-globalner.LCRFNER.v1"
 @registry.architectures("spacy-globalner.LinearCRF.v1")  # the name of the first release
 def build_lcrf_ner(
     tok2vec: Model[List[Doc], List[Floats2d]],
-    learn_penalties: bool = True,
+    learn_penalties: Optional[bool] = None,
     dropout: float = 0.1,
     mixed_precision: bool = False,
+    transitions: Optional[str] = None,
+    tag_scheme: str = "iob",
 ) -> Model[List[Doc], OutT]:
     """Build the flat-NER CRF head of Zöllner et al. (2021) over any tok2vec.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
         TransformerListener.
-    learn_penalties (bool): Learn the scale and offset of the scores of
-        forbidden IOB transitions; False keeps a plain CRF (for the ablation).
+    learn_penalties (Optional[bool]): The setting of the first release, read
+        when `transitions` is not given: True (the default) means
+        "penalised", False "crf".
     dropout (float): Dropout on the token vectors; spaCy's training dropout
         overrides it during `nlp.update`.
     mixed_precision (bool): Run the head under torch autocast on GPU (the CRF
         loss is computed in float32 regardless).
+    transitions (Optional[str]): "penalised": a CRF whose forbidden
+        transitions carry learned penalties (the paper's LCRF_NER); "crf": a
+        plain CRF (the ablation); "none": no transitions, the softmax baseline
+        (the transition matrix is all zero, so the loss is the tokens'
+        softmax cross-entropy and decoding is argmax, then Entity-Fix).
+        Default: from `learn_penalties`.
+    tag_scheme (str): "iob" or "bioes" (BILUO): the tags the head emits and
+        whose forbidden transitions it penalises.
     RETURNS (Model[List[Doc], Tuple[Floats3d, Floats2d]]): Emissions (n_docs,
         max_length, n_tags), padded, and transitions [from, to] over the tags,
         START and END.
     """
     check_dropout(dropout, ARCHITECTURE)
-    head = lcrf_ner_head(learn_penalties=learn_penalties, mixed_precision=mixed_precision)
+    head = lcrf_ner_head(
+        transitions=resolve_transitions(transitions, learn_penalties),
+        tag_scheme=check_tag_scheme(tag_scheme),
+        mixed_precision=mixed_precision,
+    )
     model = chain(tok2vec, Dropout(dropout), head)
     model.set_ref("tok2vec", tok2vec)
     model.set_ref("head", head)
@@ -53,20 +70,31 @@ def build_lcrf_ner(
 
 # The head's Thinc layer --------------------------------------------------
 
+TRANSITIONS = ("none", "crf", "penalised")
 
 
-def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False) -> Model[InT, OutT]:
-    """Score the IOB tags of every token, and the transitions between them.
+def lcrf_ner_head(
+    *,
+    transitions: Optional[str] = None,
+    tag_scheme: str = "iob",
+    mixed_precision: bool = False,
+    learn_penalties: Optional[bool] = None,
+) -> Model[InT, OutT]:
+    """Score the tags of every token, and the transitions between them.
 
     nO is the number of entity labels; the tags are laid out as in
-    decoding/iob.py (B-*, I-*, O, then START and END in the transitions).
+    decoding/lcrf_ner/iob.py or bioes.py (O last, then START and END in the
+    transitions).
     The torch module is built by `init` once nO is set; its emission
     projection infers its input width from the first batch or from the
     weights being loaded.
 
-    learn_penalties (bool): Learn how hard forbidden transitions are penalised
-        (see PenalisedTransitions); False gives a plain CRF.
+    transitions (Optional[str]): "penalised", "crf" or "none" (see
+        spacy-globalner.LCRFNER.v1); by default from `learn_penalties`.
+    tag_scheme (str): "iob" or "bioes".
     mixed_precision (bool): Run the head under torch autocast on GPU.
+    learn_penalties (Optional[bool]): The first release's setting: False
+        means "crf", True or None "penalised".
     RETURNS (Model[List[Floats2d], Tuple[Floats3d, Floats2d]]): Emissions
         (n_docs, max_length, n_tags), zero-padded, and the transitions
         [from, to], (n_tags + 2, n_tags + 2).
@@ -76,14 +104,30 @@ def lcrf_ner_head(*, learn_penalties: bool = True, mixed_precision: bool = False
         forward,
         init=init,
         dims={"nI": None, "nO": None},
-        attrs={"learn_penalties": learn_penalties, "mixed_precision": mixed_precision},
+        attrs={"transitions": resolve_transitions(transitions, learn_penalties), "tag_scheme": tag_scheme, "mixed_precision": mixed_precision},
     )
+
+
+def resolve_transitions(transitions: Optional[str], learn_penalties: Optional[bool]) -> str:
+    """The `transitions` setting, read from `learn_penalties` in configs of
+    the first release; both given and contradicting each other raise E122.
+    """
+    if transitions is None:
+        return "crf" if learn_penalties is False else "penalised"
+    contradicts = (transitions == "penalised" and learn_penalties is False) or (
+        transitions == "crf" and learn_penalties is True
+    )
+    if transitions not in TRANSITIONS or contradicts:
+        value = transitions if not contradicts else f"{transitions} with learn_penalties={learn_penalties}"
+        raise ValueError(Errors.E122.format(options=TRANSITIONS, value=value))
+    return transitions
 
 
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
     if not model.layers:
-        forbidden = torch.as_tensor(iob_forbidden(model.get_dim("nO")))
-        head = LCRFNERScorer(forbidden, learn_penalties=model.attrs["learn_penalties"])
+        scheme = model.attrs["tag_scheme"]
+        forbidden = torch.as_tensor(forbidden_transitions(scheme, model.get_dim("nO")))
+        head = LCRFNERScorer(forbidden, transitions=model.attrs["transitions"])
         model._layers.append(
             pytorch_wrapper(
                 head,
@@ -100,7 +144,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
 
 def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
     if not X:
-        n_tags = n_iob_tags(model.get_dim("nO"))
+        n_tags = scheme_tags(model.attrs["tag_scheme"], model.get_dim("nO"))
         empty = (model.ops.alloc3f(0, 0, n_tags), model.ops.alloc2f(n_tags + 2, n_tags + 2))
         return empty, lambda d_scores: []
     return model.layers[0](X, is_train)
@@ -125,6 +169,9 @@ def _crf_outputs(model: Model, inputs_outputs, is_train: bool):
         # fp32 until the shim's grad scaler has scaled them; backward then
         # casts them to the outputs' dtype (half under autocast).
         grads = [xp2torch(d_emissions).float(), xp2torch(d_transitions).float()]
-        return ArgsKwargs(args=((emissions, transitions),), kwargs={"grad_tensors": grads})
+        # The softmax baseline's transitions are a constant: no gradient to send.
+        outputs = [out for out in (emissions, transitions) if out.requires_grad]
+        grads = [grad for out, grad in zip((emissions, transitions), grads) if out.requires_grad]
+        return ArgsKwargs(args=(tuple(outputs),), kwargs={"grad_tensors": grads})
 
     return (torch2xp(emissions), torch2xp(transitions)), backprop

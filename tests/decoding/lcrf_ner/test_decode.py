@@ -182,3 +182,49 @@ def test_outside_tokens_are_never_in_an_entity():
         for start, end in zip(spans.starts, spans.ends):
             covered[start:end] = True
         assert not (covered & row).any() and covered[~row].all()
+
+
+@pytest.mark.parametrize("entity_fix", ["none", "paper", "lenient"])
+def test_zero_transitions_decode_each_token_by_argmax(entity_fix):
+    """The softmax baseline: with no transitions the tags are the per-token
+    argmax (then Entity-Fix), and an entity's probability is the product of
+    its tokens' softmax probabilities of the exact path.
+    """
+    from spacy_globalner.decoding.lcrf_ner.entity_fix import entity_fix as fix
+
+    rng = numpy.random.default_rng(5)
+    lengths = numpy.asarray([6, 3, 0])
+    emissions, _ = random_case(rng, list(lengths), n_tags=5, scale=3.0)
+    found, invalid = decode_lcrf_ner(emissions, lengths, numpy.zeros((7, 7)), 2, entity_fix=entity_fix)
+    argmax = emissions.argmax(axis=2)
+    for row, length in enumerate(lengths):
+        tags = argmax[row : row + 1, :length]
+        if entity_fix != "none":
+            tags, _ = fix(tags, numpy.asarray([length]), 2, rule=entity_fix)
+        _, starts, ends, labels = tags_to_spans(tags, numpy.asarray([length]), 2)
+        assert found[row].starts.tolist() == starts.tolist() and found[row].ends.tolist() == ends.tolist()
+        softmax = numpy.exp(emissions[row, :length])
+        softmax /= softmax.sum(axis=1, keepdims=True)
+        for start, end, label, score in zip(starts, ends, labels, found[row].scores):
+            expected = softmax[start, label] * softmax[start + 1 : end, label + 2].prod()
+            if end < length:
+                expected *= 1.0 - softmax[end, label + 2]
+            assert score == pytest.approx(expected, rel=1e-4)
+
+
+@pytest.mark.parametrize("tag_scheme,n_tags", [("iob", 5), ("bioes", 9)])
+def test_independent_probabilities_are_the_crf_ones_with_zero_transitions(tag_scheme, n_tags):
+    from spacy_globalner.decoding.lcrf_ner.marginals import (
+        bioes_span_probabilities,
+        independent_span_probabilities,
+    )
+
+    rng = numpy.random.default_rng(6)
+    lengths = numpy.asarray([5, 3, 1])
+    emissions, _ = random_case(rng, list(lengths), n_tags=n_tags, scale=2.0)
+    spans = [(0, 0, 1, 0), (0, 0, 5, 1), (0, 1, 3, 0), (0, 4, 5, 1), (1, 0, 3, 0), (1, 1, 2, 1), (2, 0, 1, 1)]
+    doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
+    general = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
+    expected = general(emissions, lengths, numpy.zeros((n_tags + 2, n_tags + 2)), doc_ids, starts, ends, labels, 2)
+    got = independent_span_probabilities(emissions, lengths, doc_ids, starts, ends, labels, 2, tag_scheme=tag_scheme)
+    numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)

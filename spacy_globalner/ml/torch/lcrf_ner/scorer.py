@@ -2,7 +2,7 @@
 scores over the tags, plus the (penalised) transition scores.
 """
 import warnings
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -16,9 +16,15 @@ class LCRFNERScorer(nn.Module):
     forbidden (torch.Tensor): Bool [from, to] matrix over the tags, START and
         END (n_tags + 2 square); its size fixes the number of tags.
     learn_penalties (bool): Learn the penalty scalars (see PenalisedTransitions).
+    transitions (Optional[str]): "penalised", "crf" (penalties fixed at a
+        plain CRF) or "none" (no transition parameters: the transitions are a
+        constant zero matrix, for the softmax baseline). When given it
+        overrides `learn_penalties`.
     """
 
-    def __init__(self, forbidden: torch.Tensor, *, learn_penalties: bool = True):
+    def __init__(
+        self, forbidden: torch.Tensor, *, learn_penalties: bool = True, transitions: Optional[str] = None
+    ):
         super().__init__()
         n_tags = forbidden.shape[0] - 2
         with warnings.catch_warnings():
@@ -26,7 +32,13 @@ class LCRFNERScorer(nn.Module):
             # being loaded), so the projection is lazy.
             warnings.filterwarnings("ignore", message="Lazy modules")
             self.emissions = nn.LazyLinear(n_tags)
-        self.transitions = PenalisedTransitions(forbidden, learn_penalties=learn_penalties)
+        if transitions is not None:
+            learn_penalties = transitions == "penalised"
+        self.transitions = (
+            ZeroTransitions(forbidden.shape[0])
+            if transitions == "none"
+            else PenalisedTransitions(forbidden, learn_penalties=learn_penalties)
+        )
 
     def forward(self, X: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """Score every tag of every token.
@@ -37,3 +49,19 @@ class LCRFNERScorer(nn.Module):
             indexed [from, to] with START at n_tags and END at n_tags + 1.
         """
         return self.emissions(X), self.transitions()
+
+
+class ZeroTransitions(nn.Module):
+    """No transition scores: a constant zero [from, to] matrix, so that the
+    CRF's likelihood is the tokens' softmax likelihood.
+
+    n_states (int): Number of tags plus START and END.
+    """
+
+    def __init__(self, n_states: int):
+        super().__init__()
+        self.register_buffer("zeros", torch.zeros(n_states, n_states), persistent=False)
+
+    def forward(self) -> torch.Tensor:
+        """RETURNS (torch.Tensor): Zeros, (n_states, n_states)."""
+        return self.zeros

@@ -102,3 +102,20 @@ def test_penalised_transitions_gradient_matches_finite_differences():
         for p in (module.weight, module.w_factor, module.w_absolute)
     )
     assert torch.autograd.gradcheck(weighted_sum, inputs)
+
+
+def test_softmax_nll_is_crf_nll_with_zero_transitions():
+    from spacy_globalner.ml.torch.lcrf_ner.likelihood import softmax_nll
+
+    generator = torch.Generator().manual_seed(0)
+    emissions = torch.randn(4, 6, 5, generator=generator, dtype=torch.float64, requires_grad=True)
+    tags = torch.randint(0, 5, (4, 6), generator=generator)
+    lengths = torch.tensor([6, 3, 0, 1])
+    zeros = torch.zeros(7, 7, dtype=torch.float64)
+    expected = crf_nll(emissions, zeros, tags, lengths)
+    got = softmax_nll(emissions, tags, lengths)
+    assert torch.allclose(got, expected)
+    (grad_expected,) = torch.autograd.grad(expected, emissions)
+    (grad_got,) = torch.autograd.grad(got, emissions)
+    assert torch.allclose(grad_got, grad_expected)
+    assert softmax_nll(emissions.float(), tags, lengths).dtype == torch.float32

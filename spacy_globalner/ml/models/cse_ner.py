@@ -1,0 +1,105 @@
+"""The registered CSENER architecture and its Thinc layer: tok2vec -> dropout
+-> per token a start logit, an end logit and class logits over the labels
+plus "other" (CSE tagging, Zöllner et al., 2021).
+"""
+from typing import Callable, List, Optional, Tuple
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
+from thinc.types import Floats2d, Floats3d
+
+from ...validation import check_dropout
+from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..torch.cse_ner.scorer import CSENERScorer
+
+InT = List[Floats2d]
+OutT = Floats3d
+ARCHITECTURE = "spacy-globalner.CSENER.v1"
+
+
+@registry.architectures(ARCHITECTURE)
+def build_cse_ner(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    dropout: float = 0.1,
+    mixed_precision: bool = False,
+) -> Model[List[Doc], OutT]:
+    """Build the CSE tagging head of Zöllner et al. (2021) over any tok2vec.
+
+    tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
+        HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
+        TransformerListener.
+    dropout (float): Dropout on the token vectors; spaCy's training dropout
+        overrides it during `nlp.update`.
+    mixed_precision (bool): Run the head under torch autocast on GPU (the loss
+        is computed in float32 regardless).
+    RETURNS (Model[List[Doc], Floats3d]): Logits (n_docs, max_length,
+        2 + n_labels + 1), zero-padded: start, end, then the classes with
+        "other" last.
+    """
+    check_dropout(dropout, ARCHITECTURE)
+    head = cse_ner_head(mixed_precision=mixed_precision)
+    model = chain(tok2vec, Dropout(dropout), head)
+    model.set_ref("tok2vec", tok2vec)
+    model.set_ref("head", head)
+    return model
+
+
+def cse_ner_head(*, mixed_precision: bool = False) -> Model[InT, OutT]:
+    """Score start, end and class of every token. nO is the number of entity
+    labels; the torch module is built by `init` once nO is set.
+
+    mixed_precision (bool): Run the head under torch autocast on GPU.
+    RETURNS (Model[List[Floats2d], Floats3d]): Padded logits.
+    """
+    return Model(
+        "cse_ner_head",
+        forward,
+        init=init,
+        dims={"nI": None, "nO": None},
+        attrs={"mixed_precision": mixed_precision},
+    )
+
+
+def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
+    if not model.layers:
+        model._layers.append(
+            pytorch_wrapper(
+                CSENERScorer(model.get_dim("nO")),
+                convert_inputs=_padded_inputs,
+                convert_outputs=_padded_outputs,
+                mixed_precision=model.attrs["mixed_precision"],
+            )
+        )
+    if X is not None and sum(len(x) for x in X):
+        model.set_dim("nI", X[0].shape[1], force=True)
+        model.layers[0].predict(X)  # materialise the lazy projection
+    return model
+
+
+def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
+    if not X:
+        return model.ops.alloc3f(0, 0, 2 + model.get_dim("nO") + 1), lambda d_scores: []
+    return model.layers[0](X, is_train)
+
+
+def _padded_inputs(model: Model, X: InT, is_train: bool):
+    ops = model.ops
+    lengths = [len(x) for x in X]
+    padded = xp2torch(ops.pad(X), requires_grad=is_train)
+
+    def backprop(d_args: ArgsKwargs) -> InT:
+        return ops.unpad(torch2xp(d_args.args[0]), lengths)
+
+    return ArgsKwargs(args=(padded,), kwargs={}), backprop
+
+
+def _padded_outputs(model: Model, inputs_outputs, is_train: bool):
+    _, logits = inputs_outputs
+
+    def backprop(d_logits: OutT) -> ArgsKwargs:
+        # fp32 until the shim's grad scaler has scaled it; backward then casts
+        # it to the logits' dtype (half under autocast).
+        return ArgsKwargs(args=(logits,), kwargs={"grad_tensors": [xp2torch(d_logits).float()]})
+
+    return torch2xp(logits), backprop

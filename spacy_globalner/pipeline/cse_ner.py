@@ -1,0 +1,240 @@
+"""The `cse_ner` component: flat NER by CSE tagging (Zöllner et al., 2021):
+per token a start and an end probability and a class, decoded by rules that
+make an inconsistent output impossible.
+"""
+import math
+import warnings
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+import torch
+from spacy.attrs import IS_SPACE
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, torch2xp, xp2torch
+from thinc.types import Floats3d
+
+from ..decoding import SpanArrays
+from ..decoding.cse_ner import decode_cse_ner
+from ..errors import Errors, Warnings
+from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
+from ..ml.torch.cse_ner.scorer import cse_loss
+from .ents_filters import highest_score_filter
+from .gold import aligned_gold_spans
+from .lcrf_ner import EntityFixCounts, outermost_spans
+from .scoring import score_spans_and_ents
+from .span_pipe import SpanPipe
+
+DEFAULT_CSE_NER_MODEL = """
+[model]
+@architectures = "spacy-globalner.CSENER.v1"
+dropout = 0.1
+mixed_precision = false
+
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
+
+
+@Language.factory(
+    "cse_ner",
+    assigns=["doc.ents", "doc.spans"],
+    default_config={
+        "model": DEFAULT_CSE_NER_MODEL_CONFIG,
+        "spans_key": "sc",
+        "set_ents": True,
+        "threshold": 0.5,
+        "head_lr_scale": 1.0,
+        "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
+    },
+    default_score_weights={
+        "ents_f": 1.0,
+        "ents_p": 0.0,
+        "ents_r": 0.0,
+        "spans_sc_f": 0.0,
+        "spans_sc_p": 0.0,
+        "spans_sc_r": 0.0,
+    },
+)
+def make_cse_ner(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], Floats3d],
+    spans_key: str,
+    threshold: float,
+    head_lr_scale: float,
+    scorer: Optional[Callable],
+    set_ents: bool = True,
+) -> "CSENER":
+    """Create a CSE tagger: start and end markers above `threshold`, missing
+    markers filled in, a class per entity by the mean class probability.
+    """
+    return CSENER(
+        nlp.vocab, model, name, spans_key=spans_key, threshold=threshold,
+        head_lr_scale=head_lr_scale, scorer=scorer, set_ents=set_ents,
+    )
+
+
+class CSENER(SpanPipe):
+    """Find entities by their start and end tokens and give each a class.
+
+    The output is flat: the entities go to doc.ents and, with their scores
+    (p_start * p_end * mean class probability), to doc.spans[spans_key].
+    Settings in self.cfg: labels, spans_key, set_ents, threshold,
+    head_lr_scale. `marker_fix_counts` counts the decoded docs whose markers
+    above the threshold did not pair up, so that a marker had to be added.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], Floats3d],
+        name: str = "cse_ner",
+        *,
+        spans_key: str = "sc",
+        threshold: float = 0.5,
+        head_lr_scale: float = 1.0,
+        scorer: Optional[Callable] = score_spans_and_ents,
+        set_ents: bool = True,
+    ) -> None:
+        if not isinstance(set_ents, bool):
+            raise ValueError(Errors.E100.format(option="set_ents", name=name, value=set_ents))
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or not math.isfinite(threshold)
+            or not 0.0 < threshold < 1.0
+        ):
+            raise ValueError(Errors.E130.format(name=name, value=threshold))
+        super().__init__(
+            vocab,
+            model,
+            name,
+            spans_key=spans_key,
+            set_ents=set_ents,
+            ents_filter=highest_score_filter,
+            scorer=scorer,
+            threshold=float(threshold),
+            head_lr_scale=head_lr_scale,
+        )
+        self.marker_fix_counts = EntityFixCounts()
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect labels from the data (unless given), warn once about gold
+        spans that overlap (only the outermost are learned), and initialize
+        the model on a few examples.
+        """
+        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        summary = self._summarise_gold(get_examples)
+        self._initialize_labels(summary, labels)
+        self._warn_overlapping_gold(get_examples)
+        self._initialize_model(get_examples)
+
+    def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
+        lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
+        self._check_scores(scores, lengths)
+        logits = self.model.ops.to_numpy(scores).astype("float64")
+        start_probs = _sigmoid(logits[..., 0])
+        end_probs = _sigmoid(logits[..., 1])
+        class_logits = logits[..., 2:]
+        class_probs = numpy.exp(class_logits - class_logits.max(axis=2, keepdims=True))
+        class_probs /= class_probs.sum(axis=2, keepdims=True)
+        # Whitespace tokens are never part of an entity (as in spaCy's ner):
+        # they can be neither a marker nor the place of an added one.
+        outside = _whitespace_tokens(docs, logits.shape[1])
+        start_probs[outside] = 0.0
+        end_probs[outside] = 0.0
+        found, repaired = decode_cse_ner(start_probs, end_probs, class_probs, lengths, threshold=self.cfg["threshold"])
+        self.marker_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
+        return found
+
+    def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
+        """Start BCE + end BCE + class softmax cross-entropy, summed over each
+        doc's tokens and averaged over the docs, in float32.
+
+        RETURNS (Tuple[float, Floats3d]): The loss and its gradient w.r.t. the logits.
+        """
+        examples = list(examples)
+        lengths = numpy.asarray([len(example.predicted) for example in examples], dtype="int64")
+        self._check_scores(scores, lengths)
+        starts, ends, classes = self._gold_targets(examples, lengths, scores.shape[1])
+        # The gradient stays fp32 (an fp32 leaf) until the head's grad scaler scales it.
+        logits = xp2torch(self.model.ops.xp.asarray(scores, dtype="float32"), requires_grad=True)
+        device = logits.device
+        mask = numpy.arange(scores.shape[1])[None, :] < lengths[:, None]
+        loss = cse_loss(
+            logits,
+            torch.as_tensor(starts, device=device),
+            torch.as_tensor(ends, device=device),
+            torch.as_tensor(classes, device=device),
+            torch.as_tensor(mask, device=device),
+        )
+        loss.backward()
+        d_scores = torch2xp(logits.grad)
+        return float(loss.item()), d_scores
+
+    def _gold_targets(
+        self, examples: List[Example], lengths: numpy.ndarray, max_length: int
+    ) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+        """Start and end targets (float32) and class ids (int64, "other" =
+        n_labels) of the outermost gold spans, (n_docs, max_length) each.
+        """
+        label_index = {label: i for i, label in enumerate(self.labels)}
+        n_labels = len(self.labels)
+        starts = numpy.zeros((len(examples), max_length), dtype="float32")
+        ends = numpy.zeros((len(examples), max_length), dtype="float32")
+        classes = numpy.full((len(examples), max_length), n_labels, dtype="int64")
+        for row, example in enumerate(examples):
+            for span in outermost_spans(self._gold_spans(example)):
+                starts[row, span.start] = 1.0
+                ends[row, span.end - 1] = 1.0
+                classes[row, span.start : span.end] = label_index[span.label_]
+        return starts, ends, classes
+
+    def _warn_overlapping_gold(self, get_examples: Callable[[], Iterable[Example]]) -> None:
+        total = dropped = 0
+        for example in get_examples():
+            aligned, _ = aligned_gold_spans(example, self.key)
+            total += len(aligned)
+            dropped += len(aligned) - len(outermost_spans(aligned))
+        if dropped:
+            warnings.warn(Warnings.W130.format(count=dropped, total=total, name=self.name))
+
+    def _check_scores(self, scores: Floats3d, lengths: Sequence[int]) -> None:
+        max_length = int(max(lengths, default=0))
+        expected = (len(lengths), max_length, 2 + len(self.labels) + 1)
+        if tuple(scores.shape) != expected:
+            raise ValueError(
+                Errors.E131.format(
+                    name=self.name, expected=expected, n_docs=len(lengths),
+                    max_length=max_length, n_labels=len(self.labels), got=tuple(scores.shape),
+                )
+            )
+
+
+def _sigmoid(x: numpy.ndarray) -> numpy.ndarray:
+    return 0.5 * (1.0 + numpy.tanh(0.5 * x))
+
+
+def _whitespace_tokens(docs: List[Doc], max_length: int) -> numpy.ndarray:
+    """Bool (n_docs, max_length): True at whitespace tokens."""
+    outside = numpy.zeros((len(docs), max_length), dtype=bool)
+    for row, doc in enumerate(docs):
+        outside[row, : len(doc)] = doc.to_array([IS_SPACE]).reshape(-1).astype(bool)
+    return outside

@@ -1,0 +1,218 @@
+"""The cse_ner component: setup, labels, edge cases, training, serialization."""
+import warnings
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+from spacy.training import Example
+from thinc.api import Adam, fix_random_seed
+
+from spacy_globalner import CSENER
+from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples
+
+
+def overfit(config=None, n_iter=40):
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner", config=config or {})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer, drop=0.0)
+    return nlp, pipe, examples
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return overfit()
+
+
+def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
+    docs = list(nlp.pipe(texts))
+    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
+    scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
+    return ents, scores
+
+
+def test_add_pipe_with_defaults():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    assert isinstance(pipe, CSENER)
+    assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5, "head_lr_scale": 1.0}
+    assert not pipe.is_initialized
+
+
+def test_labels_from_data_and_explicit():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    nlp.initialize(lambda: make_examples(nlp))
+    assert pipe.labels == ("LOC", "ORG", "PER")
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC", "ORG", "MISC"])
+    assert pipe.labels == ("PER", "LOC", "ORG", "MISC")
+
+
+def test_explicit_labels_missing_one_from_the_data_raise():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    with pytest.raises(ValueError, match=r"\[E003\].*'ORG'"):
+        pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC"])
+
+
+def test_no_labels_raise():
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"\[E001\]"):
+            pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
+
+
+def test_use_before_initialize_raises():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("cse_ner")
+    with pytest.raises(ValueError, match=r"\[E002\]"):
+        nlp("Paris")
+
+
+@pytest.mark.parametrize("threshold", [0.0, 1.0, -0.5, float("nan"), "half", True])
+def test_bad_threshold_raises(threshold):
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=r"\[E130\] threshold"):
+        CSENER(nlp.vocab, nlp.add_pipe("cse_ner").model, threshold=threshold)
+
+
+def test_scores_of_the_wrong_shape_raise(trained):
+    nlp, pipe, examples = trained
+    scores = pipe.predict([eg.predicted for eg in examples])
+    assert scores.shape[2] == 2 + len(pipe.labels) + 1
+    with pytest.raises(ValueError, match=r"\[E131\]"):
+        pipe.get_loss(examples, scores[:, :, :-1])
+    with pytest.raises(ValueError, match=r"\[E131\]"):
+        pipe.get_loss(examples[:1], scores)
+
+
+def test_empty_whitespace_and_one_token_docs(trained):
+    nlp, pipe, _ = trained
+    docs = list(nlp.pipe(["", "   ", "Paris", "\n"]))
+    assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
+    assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
+    assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
+
+
+def test_overfits_two_sentences(trained):
+    nlp, _, _ = trained
+    ents, scores = predictions(nlp)
+    assert ents == [sorted(spans) for _, spans in TRAIN_DATA]
+    flat = numpy.concatenate([numpy.asarray(s) for s in scores])
+    assert ((flat > 0.25) & (flat <= 1.0)).all()
+    counts = nlp.get_pipe("cse_ner").marker_fix_counts
+    assert counts.sequences >= 2 and 0.0 <= counts.share <= 1.0
+
+
+def test_spans_and_ents_are_the_same(trained):
+    nlp, _, _ = trained
+    doc = nlp(TRAIN_DATA[0][0])
+    assert list(doc.spans["sc"]) == list(doc.ents)
+
+
+def test_to_disk_from_disk_round_trip(trained, tmp_path):
+    nlp, _, _ = trained
+    nlp.to_disk(tmp_path)
+    loaded = spacy.load(tmp_path)
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_to_bytes_from_bytes_round_trip(trained):
+    nlp, _, _ = trained
+    loaded = spacy.blank("de")
+    loaded.add_pipe("cse_ner")
+    loaded.from_bytes(nlp.to_bytes())
+    assert loaded.get_pipe("cse_ner").labels == nlp.get_pipe("cse_ner").labels
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_evaluate_keys(trained):
+    nlp, _, examples = trained
+    scores = nlp.evaluate(examples)
+    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "spans_sc_p", "spans_sc_r", "spans_sc_f"):
+        assert key in scores
+    assert scores["ents_f"] == 1.0
+
+
+def test_pipe_with_mixed_batch_lengths(trained):
+    nlp, _, _ = trained
+    texts = ["Paris", TRAIN_DATA[0][0], "", "Rom und Paris und New York und Berlin heute .", "Merkel"]
+    batched = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=5)]
+    alone = [[(e.start, e.end, e.label_) for e in nlp(text).ents] for text in texts]
+    assert batched == alone
+
+
+def test_loss_is_the_three_losses_summed_per_doc():
+    """The loss against a hand computation of the paper's three terms."""
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("cse_ner")
+    examples = make_examples(nlp)
+    nlp.initialize(lambda: examples)
+    scores = pipe.predict([eg.predicted for eg in examples])
+    loss, d_scores = pipe.get_loss(examples, scores)
+    logits = numpy.asarray(scores, dtype="float64")
+    expected = 0.0
+    for row, (_, spans) in enumerate(TRAIN_DATA):
+        n = len(examples[row].predicted)
+        starts, ends, classes = numpy.zeros(n), numpy.zeros(n), numpy.full(n, 3)
+        for s, e, label in spans:
+            starts[s], ends[e - 1] = 1, 1
+            classes[s:e] = pipe.labels.index(label)
+        for column, target in ((0, starts), (1, ends)):
+            p = 1 / (1 + numpy.exp(-logits[row, :n, column]))
+            expected -= (target * numpy.log(p) + (1 - target) * numpy.log(1 - p)).sum()
+        z = logits[row, :n, 2:]
+        log_softmax = z - numpy.log(numpy.exp(z).sum(axis=1, keepdims=True))
+        expected -= log_softmax[numpy.arange(n), classes].sum()
+    assert loss == pytest.approx(expected / 2, rel=1e-4)
+    assert d_scores.shape == scores.shape and d_scores.dtype == scores.dtype
+    n_short = len(examples[1].predicted)
+    assert not numpy.asarray(d_scores)[1, n_short:].any(), "no gradient on padding"
+
+
+def test_gold_from_flat_spans_key():
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    nlp.add_pipe("cse_ner", config={"spans_key": "flat"})
+    examples = make_examples(nlp, key="flat")
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(40):
+        nlp.update(examples, sgd=optimizer)
+    doc = nlp(TRAIN_DATA[1][0])
+    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
+
+
+def test_overlapping_gold_warns_and_learns_the_outermost():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("cse_ner", config={"spans_key": "nested"})
+    reference = nlp.make_doc(TRAIN_DATA[1][0])
+    reference.spans["nested"] = [Span(reference, 1, 3, "ORG"), Span(reference, 2, 3, "LOC")]
+    examples = [Example(nlp.make_doc(TRAIN_DATA[1][0]), reference)]
+    with pytest.warns(UserWarning, match=r"W130"):
+        nlp.initialize(lambda: examples)
+
+
+def test_head_lr_scale_reaches_the_head():
+    def one_step(scale):
+        fix_random_seed(0)
+        nlp = spacy.blank("de")
+        pipe = nlp.add_pipe("cse_ner", config={"head_lr_scale": scale})
+        examples = make_examples(nlp)
+        nlp.initialize(lambda: examples)
+        weight = pipe.model.get_ref("head").layers[0].shims[0]._model.output.weight
+        before = weight.detach().numpy().copy()
+        nlp.update(examples, sgd=Adam(0.001), drop=0.0)
+        return weight.detach().numpy() - before
+
+    plain, scaled = one_step(1.0), one_step(5.0)
+    moved = numpy.abs(plain) > 1e-7
+    assert moved.any()
+    numpy.testing.assert_allclose(scaled[moved], 5.0 * plain[moved], rtol=1e-2)
