@@ -9,7 +9,7 @@ import torch
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_get_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
@@ -23,9 +23,8 @@ from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the arc
 from ..ml.torch.lcrf_ner.likelihood import crf_nll
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
-from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
-from .span_pipe import SpanPipe
+from .span_pipe import GoldSummary, SpanPipe
 
 CRFScores = Tuple[Floats3d, Floats2d]
 
@@ -153,23 +152,11 @@ class LCRFNER(SpanPipe):
         )
         self.entity_fix_counts = EntityFixCounts()
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Collect labels from the data (unless given), warn once about gold
-        spans that overlap (only the outermost are learned), and initialize
-        the model on a few examples.
-        """
-        check_schedule_budget(nlp)
-        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
-        summary = self._summarise_gold(get_examples)
-        self._initialize_labels(summary, labels)
+        """Warn once about gold spans that overlap: only the outermost are learned."""
         self._warn_overlapping_gold(get_examples)
-        self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: CRFScores) -> List[SpanArrays]:
         emissions, transitions = scores
