@@ -12,7 +12,7 @@ from thinc.types import Floats2d, Floats3d
 
 from ...decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags
 from ...validation import check_dropout
-from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
 
 InT = List[Floats2d]
@@ -88,7 +88,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             pytorch_wrapper(
                 head,
                 convert_inputs=_padded_inputs,
-                convert_outputs=_crf_outputs,
+                convert_outputs=convert_tensor_outputs,
                 mixed_precision=model.attrs["mixed_precision"],
             )
         )
@@ -115,16 +115,3 @@ def _padded_inputs(model: Model, X: InT, is_train: bool):
         return ops.unpad(torch2xp(d_args.args[0]), lengths)
 
     return ArgsKwargs(args=(padded,), kwargs={}), backprop
-
-
-def _crf_outputs(model: Model, inputs_outputs, is_train: bool):
-    _, (emissions, transitions) = inputs_outputs
-
-    def backprop(d_scores: OutT) -> ArgsKwargs:
-        d_emissions, d_transitions = d_scores
-        # fp32 until the shim's grad scaler has scaled them; backward then
-        # casts them to the outputs' dtype (half under autocast).
-        grads = [xp2torch(d_emissions).float(), xp2torch(d_transitions).float()]
-        return ArgsKwargs(args=((emissions, transitions),), kwargs={"grad_tensors": grads})
-
-    return (torch2xp(emissions), torch2xp(transitions)), backprop
