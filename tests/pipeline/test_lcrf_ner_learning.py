@@ -3,7 +3,6 @@ import time
 
 import pytest
 import spacy
-import torch
 from spacy.tokens import Doc
 from spacy.training import Example, biluo_tags_to_spans, iob_to_biluo
 from thinc.api import fix_random_seed
@@ -31,15 +30,6 @@ def read_outer_level(path, vocab, limit):
             if len(docs) == limit:
                 break
     return docs
-
-
-@pytest.fixture
-def one_torch_thread():
-    """torch's thread pool spins on the CRF's many small steps when the cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.mark.slow
