@@ -108,7 +108,8 @@ def evaluate_heads(
     output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
     heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
     spans_key: str = Opt("sc", "--spans-key", help="The doc.spans key the heads write"),
-    stats: Optional[Path] = Opt(None, "--stats", help="stats.json of corpus.py: a nested corpus also gets the outer score"),
+    stats: Optional[Path] = Opt(None, "--stats",
+                                help="stats.json of corpus.py: a nested corpus also gets the outer score"),
     nested: bool = Opt(False, "--nested", help="Also score the outer layer"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
     # fmt: on

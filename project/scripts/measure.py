@@ -132,7 +132,7 @@ def train_speed(
         nlp = load_model_from_config(load_config(config_path), auto_fill=True)
         docs = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))[:1400]
         examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
-        optimizer = nlp.initialize(lambda: examples[:400])
+        optimizer = nlp.initialize(lambda examples=examples: examples[:400])
         batches = [examples[i : i + 40] for i in range(0, len(examples), 40)]
         for batch in batches[:5]:
             nlp.update(batch, sgd=optimizer)

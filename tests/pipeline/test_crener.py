@@ -112,7 +112,7 @@ def test_long_gold_spans_warn():
 
 def test_overfit_two_sentences(trained):
     nlp, examples = trained
-    for (text, spans), example in zip(TRAIN_DATA, examples):
+    for (_, spans), example in zip(TRAIN_DATA, examples):
         doc = nlp(example.predicted.copy())
         assert spans_of(doc) == sorted(spans)
         scores = doc.spans["sc"].attrs["scores"]
@@ -162,7 +162,10 @@ def test_evaluate_keys(trained):
 
 def test_pipe_mixed_lengths_match_one_by_one(trained):
     nlp, _ = trained
-    texts = ["IL-2", "", "NF kappa B binding sites were found in human T cells", "T cells", "IL-2 expression requires activated T lymphocytes and IL-2 " * 5]
+    texts = [
+        "IL-2", "", "NF kappa B binding sites were found in human T cells", "T cells",
+        "IL-2 expression requires activated T lymphocytes and IL-2 " * 5,
+    ]
     one_by_one = [spans_of(nlp(text)) for text in texts]
     batched = [spans_of(doc) for doc in nlp.pipe(texts, batch_size=3)]
     assert batched == one_by_one

@@ -15,7 +15,7 @@ def test_global_pointer_learns_through_a_transformer_listener(tiny_bert_path, tm
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.005
     first = last = None
-    for step in range(60):
+    for _ in range(60):
         losses = {}
         # spaCy applies a transformer's gradient one batch late with sgd=optimizer;
         # update without it and finish each pipe's update here, as `spacy train` does.

@@ -44,7 +44,7 @@ def test_learns_germeval_outer_level(shared_data, one_torch_thread):
            for doc in read_outer_level(folder / "germ.dev.iob2", nlp.vocab, N_DEV)]
     started = time.time()
     optimizer = nlp.initialize(lambda: train)
-    for epoch in range(N_EPOCHS):
+    for _ in range(N_EPOCHS):
         for start in range(0, len(train), BATCH):
             nlp.update(train[start : start + BATCH], sgd=optimizer, drop=0.1)
     scores = nlp.evaluate(dev)

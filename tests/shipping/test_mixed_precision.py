@@ -129,6 +129,7 @@ def test_small_gradients_survive_fp16_until_scaled(name):
     for fp16, gets the same parameter gradients as the fp32 run (to fp16's
     precision), not zeros."""
     grads = {}
+    reference_d = None  # the fp32 run's gradient, set by the first pass
     for half in (False, True):
         nlp, pipe = load(name, scaled=half)
         examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
