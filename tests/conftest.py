@@ -5,8 +5,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
-import spacy_globalner  # noqa: E402,F401  (registers every factory and function)
 
+import spacy_globalner  # noqa: E402,F401  (registers every factory and function)
 from tests.helpers import SHARED_DATA  # noqa: E402
 from tests.helpers.trained_pipelines import one_torch_thread as torch_threads_set_to_one  # noqa: E402
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import spacy
-import spacy_globalner  # noqa: F401 (registers the components)
 import typer
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Corpus, Example
 
+import spacy_globalner  # noqa: F401 (registers the components)
 from spacy_globalner.pipeline.ents_filters import highest_score_filter, longest_first_filter
 
 from common import Arg, Opt, read_json, trained_heads, write_json

@@ -24,13 +24,14 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
-import spacy_globalner  # noqa: F401 (registers the components)
 import typer
 from spacy.util import registry
 
+import spacy_globalner  # noqa: F401 (registers the components)
+
 # `spacy train --code` imports this file by its path, without its folder on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Arg, Opt, set_threads, thread_env, trained_heads, read_json, write_json  # noqa: E402
+from common import Arg, Opt, read_json, set_threads, thread_env, trained_heads, write_json  # noqa: E402
 
 if "BENCH_THREADS" in os.environ:  # a timed child process (train.py, probes)
     set_threads(int(os.environ["BENCH_THREADS"]))

@@ -1,6 +1,6 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
-from typing import Any, Callable, Iterable, List, Optional, Tuple
 import warnings
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -16,9 +16,9 @@ from ..decoding.crener.decode import decode_grid_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
-from ..validation import check_bool, check_int, check_number
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
+from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import GoldSummary, SpanPipe

@@ -1,6 +1,6 @@
 """The `global_pointer` component: nested and flat NER by scoring every span."""
-from typing import Any, Callable, Iterable, List, Optional, Tuple
 import warnings
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -14,9 +14,9 @@ from thinc.types import Floats3d
 from ..decoding import SpanArrays
 from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
 from ..errors import Errors, Warnings
-from ..validation import check_bool, check_int, check_number
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
+from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import GoldSummary, SpanPipe

@@ -1,8 +1,8 @@
 """The `lcrf_ner` component: flat NER with a linear-chain CRF whose forbidden
 IOB transitions carry learned penalties (Zöllner et al., 2021).
 """
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 import warnings
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
@@ -15,12 +15,12 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ..decoding import SpanArrays
-from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
 from ..decoding.lcrf_ner.decode import decode_lcrf_ner
+from ..decoding.lcrf_ner.iob import n_iob_tags, spans_to_tags
 from ..errors import Errors, Warnings
-from ..validation import check_bool
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.lcrf_ner.likelihood import crf_nll
+from ..validation import check_bool
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
 from .scoring import score_spans_and_ents

@@ -19,10 +19,10 @@ A subclass provides the model-specific parts:
 The architecture must `set_ref("head", ...)` on the Thinc node that owns the
 torch module; the node has no layers until the module is built.
 """
+import warnings
 from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
-import warnings
 
 import numpy
 import srsly
@@ -38,8 +38,8 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
 from ..validation import check_key
-from .ents_filters import EntsFilter
 from .edges import edge_masks, filter_span_arrays
+from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
 from .listeners import missing_upstream
 from .schedule_budget import check_schedule_budget

@@ -27,7 +27,6 @@ from spacy_globalner.corpora.docs import Record, Repairs, make_doc
 from tests.helpers import REPO_ROOT
 
 
-
 @pytest.fixture(scope="module")
 def en_vocab():
     return spacy.blank("en").vocab

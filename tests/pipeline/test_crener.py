@@ -11,6 +11,7 @@ from thinc.api import Adam, fix_random_seed
 from spacy_globalner import CRENER, highest_score_filter
 from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of
 
+
 def _nlp(**config) -> Language:
     nlp = spacy.blank("en")
     nlp.add_pipe("crener", config={"model": SMALL_MODEL, **config})

@@ -13,6 +13,7 @@ from thinc.api import fix_random_seed
 from spacy_globalner import GlobalPointer
 from tests.helpers.global_pointer import TRAIN_DATA, make_examples, spans_of
 
+
 def overfit(config=None, n_iter=40):
     fix_random_seed(0)
     nlp = spacy.blank("en")

@@ -6,8 +6,8 @@ from spacy.training import Example
 from spacy.util import load_config, load_model_from_config
 from thinc.api import fix_random_seed
 
-from tests.helpers import REPO_ROOT
 from spacy_globalner.corpora import read_nested_jsonl
+from tests.helpers import REPO_ROOT
 
 GENIA_SLICE = REPO_ROOT / "project" / "assets" / "genia"
 

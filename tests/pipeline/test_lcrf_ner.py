@@ -9,6 +9,7 @@ from thinc.api import fix_random_seed
 from spacy_globalner import LCRFNER
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
 
+
 def overfit(config=None, n_iter=30):
     fix_random_seed(0)
     nlp = spacy.blank("de")

@@ -8,7 +8,7 @@ import pytest
 import spacy
 from spacy.training import Example
 
-from tests.helpers.trained_pipelines import SMALL_TOK2VEC, genia_docs, small_config, component_params
+from tests.helpers.trained_pipelines import SMALL_TOK2VEC, component_params, genia_docs, small_config
 
 TEXT = "IL-2 gene expression requires NF-kappa B activation in T cells ."
 

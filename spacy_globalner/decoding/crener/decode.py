@@ -15,9 +15,9 @@ from typing import List, Sequence
 
 import numpy
 
-from .tags import NNC, PNC, N_LINK_TAGS
-from .windows import merge_window_spans
 from ..spans import SpanArrays
+from .tags import N_LINK_TAGS, NNC, PNC
+from .windows import merge_window_spans
 
 
 def decode_grid(margins: numpy.ndarray, n_labels: int, threshold: float = 0.0) -> SpanArrays:

@@ -5,10 +5,10 @@ from typing import List, Optional, Tuple
 
 import numpy
 
-from .marginals import span_probabilities
+from ..spans import SpanArrays, split_by_doc
 from .entity_fix import entity_fix as apply_entity_fix
 from .iob import iob_forbidden, tags_to_spans
-from ..spans import SpanArrays, split_by_doc
+from .marginals import span_probabilities
 from .viterbi import constrain_transitions, forbidden_score, viterbi
 
 
