@@ -105,7 +105,7 @@ def decode_grid_windows(
 
     grids (Sequence[numpy.ndarray]): One (length, length, 1 + n_grid_tags)
         logit grid per window; channel 0 is the threshold class.
-    windows (numpy.ndarray): The window plan (see `grid_windows.plan_windows`).
+    windows (numpy.ndarray): The window plan (see `decoding.crener.windows.plan_windows`).
     n_docs (int): Number of docs in the batch.
     n_labels (int): Number of entity labels.
     threshold (float): Margin over the threshold class a vote must exceed.

@@ -143,7 +143,7 @@ def init(model: Model[List[Doc], OutT], X: Optional[List[Doc]] = None, Y=None) -
 
 
 def plan_doc_windows(docs: List[Doc], max_grid_length: Optional[int]) -> Ints2d:
-    """The windows of a batch (see decoding.grid_windows): whole docs up to
+    """The windows of a batch (see decoding.crener.windows): whole docs up to
     max_grid_length tokens, longer ones cut at sentence boundaries where set.
     """
     lengths = [len(doc) for doc in docs]
