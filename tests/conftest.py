@@ -5,9 +5,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
-import spacy_globalner  # noqa: E402,F401  (registers every factory and function)
 
+import spacy_globalner  # noqa: E402,F401  (registers every factory and function)
 from tests.helpers import SHARED_DATA  # noqa: E402
+from tests.helpers.trained_pipelines import one_torch_thread as torch_threads_set_to_one  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -16,6 +17,24 @@ def shared_data() -> Path:
     if not SHARED_DATA.exists():
         pytest.skip(f"{SHARED_DATA} is not present")
     return SHARED_DATA
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked `gpu` need a CUDA device: skipped without one."""
+    if item.get_closest_marker("gpu") is not None:
+        import torch
+
+        if not torch.cuda.is_available():
+            pytest.skip("needs a CUDA device (marker gpu)")
+
+
+@pytest.fixture(name="one_torch_thread")
+def one_torch_thread_fixture():
+    """One torch intra-op thread for the test (restored after it): on a shared
+    machine the tiny models' many small steps made two contending threads
+    several times slower than one."""
+    with torch_threads_set_to_one():
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,8 @@ def main(
     corpus_name: str = Arg(..., help="A corpus of common.CORPORA", metavar="CORPUS"),
     data_dir: Path = Arg(..., help="The folder that holds the corpora's folders"),
     output_dir: Path = Arg(..., help="Where train.spacy, dev.spacy and stats.json go"),
-    train_limit: int = Opt(-1, "--train-limit", help="First N training sentences (0 = all; default: the corpus budget)"),
+    train_limit: int = Opt(-1, "--train-limit",
+                           help="First N training sentences (0 = all; default: the corpus budget)"),
     # fmt: on
 ):
     corpus = get_corpus(corpus_name)

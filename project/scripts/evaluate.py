@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import spacy
-import spacy_globalner  # noqa: F401 (registers the components)
 import typer
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Corpus, Example
 
+import spacy_globalner  # noqa: F401 (registers the components)
 from spacy_globalner.pipeline.ents_filters import highest_score_filter, longest_first_filter
 
 from common import Arg, Opt, read_json, trained_heads, write_json
@@ -108,7 +108,8 @@ def evaluate_heads(
     output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
     heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
     spans_key: str = Opt("sc", "--spans-key", help="The doc.spans key the heads write"),
-    stats: Optional[Path] = Opt(None, "--stats", help="stats.json of corpus.py: a nested corpus also gets the outer score"),
+    stats: Optional[Path] = Opt(None, "--stats",
+                                help="stats.json of corpus.py: a nested corpus also gets the outer score"),
     nested: bool = Opt(False, "--nested", help="Also score the outer layer"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
     # fmt: on

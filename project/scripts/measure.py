@@ -24,13 +24,14 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
-import spacy_globalner  # noqa: F401 (registers the components)
 import typer
 from spacy.util import registry
 
+import spacy_globalner  # noqa: F401 (registers the components)
+
 # `spacy train --code` imports this file by its path, without its folder on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Arg, Opt, set_threads, thread_env, trained_heads, read_json, write_json  # noqa: E402
+from common import Arg, Opt, read_json, set_threads, thread_env, trained_heads, write_json  # noqa: E402
 
 if "BENCH_THREADS" in os.environ:  # a timed child process (train.py, probes)
     set_threads(int(os.environ["BENCH_THREADS"]))
@@ -132,7 +133,7 @@ def train_speed(
         nlp = load_model_from_config(load_config(config_path), auto_fill=True)
         docs = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))[:1400]
         examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
-        optimizer = nlp.initialize(lambda: examples[:400])
+        optimizer = nlp.initialize(lambda examples=examples: examples[:400])
         batches = [examples[i : i + 40] for i in range(0, len(examples), 40)]
         for batch in batches[:5]:
             nlp.update(batch, sgd=optimizer)

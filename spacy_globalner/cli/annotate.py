@@ -17,16 +17,20 @@ from ._app import Arg, Opt, globalner_cli
 def annotate_cli(
     # fmt: off
     model: str = Arg(..., help="Pipeline package name or path, as for spacy.load"),
-    input_path: Path = Arg(..., help="Corpus: .jsonl with 'text' (and 'id'), or plain text, one document per line", metavar="INPUT"),
+    input_path: Path = Arg(..., help="Corpus: .jsonl with 'text' (and 'id'), or plain text, one document per line",
+                           metavar="INPUT"),
     output_path: Path = Arg(..., help="Output .jsonl file, or a Parquet folder with --ray", metavar="OUTPUT"),
     batch_size: int = Opt(64, "--batch-size", help="Docs per batch"),
     n_process: int = Opt(1, "--n-process", help="Processes for nlp.pipe"),
-    spans_keys: Optional[List[str]] = Opt(None, "--spans-key", help="doc.spans key to write (repeatable; default: all)"),
+    spans_keys: Optional[List[str]] = Opt(None, "--spans-key",
+                                          help="doc.spans key to write (repeatable; default: all)"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU for nlp.pipe (-1: CPU)"),
     use_ray: bool = Opt(False, "--ray", help="Run on Ray Data"),
     address: Optional[str] = Opt(None, "--address", help="Ray cluster address (default: local)"),
     workers: int = Opt(2, "--workers", help="Pipelines on Ray"),
-    output_format: Optional[str] = Opt(None, "--format", help="Output format on Ray: jsonl or parquet (default: from the output's suffix)"),
+    output_format: Optional[str] = Opt(None, "--format",
+                                       help="Output format on Ray: jsonl or parquet "
+                                            "(default: from the output's suffix)"),
     # fmt: on
 ):
     """Annotate a corpus and write spans and scores as JSON lines (or Parquet
@@ -56,5 +60,5 @@ def annotate_cli(
             count = write_jsonl(output_path, records)
     except ValueError as err:
         msg.fail("Annotation failed", str(err))
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=1) from None
     msg.good(f"Annotated {count} document(s) -> {output_path}")

@@ -18,11 +18,16 @@ def convert_cli(
     # fmt: off
     input_path: Path = Arg(..., help="Upstream corpus file (one split)", metavar="INPUT"),
     output_path: Path = Arg(..., help=".spacy file to write", metavar="OUTPUT"),
-    format: str = Opt(..., "--format", "-f", help=f"The input format: auto (from the file name) or one of {', '.join(FORMATS)}"),
-    lang: Optional[str] = Opt(None, "--lang", "-l", help="Language of the docs (default: en for genia and conll, de for germeval, zh for cluener, bmes and weibo)"),
+    format: str = Opt(..., "--format", "-f",
+                      help=f"The input format: auto (from the file name) or one of {', '.join(FORMATS)}"),
+    lang: Optional[str] = Opt(None, "--lang", "-l",
+                              help="Language of the docs (default: en for genia and conll, de for germeval, "
+                                   "zh for cluener, bmes and weibo)"),
     spans_key: str = Opt("sc", "--spans-key", "-k", help="Key in doc.spans"),
     limit: Optional[int] = Opt(None, "--limit", "-n", help="Convert at most N sentences"),
-    level_keys: Optional[Tuple[str, str]] = Opt(None, "--level-keys", help="germeval: also put the outer and the inner level alone under these two doc.spans keys", metavar="OUTER INNER"),
+    level_keys: Optional[Tuple[str, str]] = Opt(None, "--level-keys", metavar="OUTER INNER",
+                                                help="germeval: also put the outer and the inner level alone "
+                                                     "under these two doc.spans keys"),
     # fmt: on
 ):
     """Convert one corpus file to a .spacy DocBin with every entity in
@@ -35,7 +40,7 @@ def convert_cli(
         )
     except ValueError as err:
         msg.fail("Conversion failed", str(err))
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=1) from None
     print_stats(stats)
 
 

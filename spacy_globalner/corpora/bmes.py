@@ -15,7 +15,7 @@ predicted tokens misalign without any error.
 """
 import re
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
@@ -46,14 +46,35 @@ def read_bmes(
 
 
 def parse_bmes(path: Path, repairs: Repairs) -> Iterator[Record]:
+    return parse_char_tags(
+        path, repairs, char_of=lambda column: column, expected=EXPECTED, hint=HINT, closed_by_end=True
+    )
+
+
+def parse_char_tags(
+    path: Path,
+    repairs: Repairs,
+    *,
+    char_of: Callable[[str], Optional[str]],
+    expected: str,
+    hint: str,
+    closed_by_end: bool = False,
+) -> Iterator[Record]:
+    """One record per sentence of a file with a character and its tag a line.
+
+    char_of (Callable[[str], Optional[str]]): The character of the first
+        column, or None where the column does not have the format's shape.
+    closed_by_end (bool): Whether a span ends at its E- tag only (BMES).
+    """
     for block in sentence_blocks(path):
         chars = []
         tags = []
         for line_no, line in block:
             match = CHAR_AND_TAG.fullmatch(line)
-            if match is None:
-                raise malformed(path, line_no, line, EXPECTED, HINT)
-            chars.append(match.group(1))
+            char = char_of(match.group(1)) if match else None
+            if char is None:
+                raise malformed(path, line_no, line, expected, hint)
+            chars.append(char)
             tags.append(split_tag(match.group(2), path=path, line_no=line_no, line=line))
         line_nos = [line_no for line_no, _ in block]
-        yield char_tags_record(chars, tags, line_nos, repairs, closed_by_end=True)
+        yield char_tags_record(chars, tags, line_nos, repairs, closed_by_end=closed_by_end)

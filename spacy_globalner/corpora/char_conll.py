@@ -18,10 +18,9 @@ from typing import Iterator, Optional
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from .bmes import CHAR_AND_TAG
+from .bmes import parse_char_tags
 from .docs import Record, Repairs, read_docs
-from .lines import PathLike, malformed, sentence_blocks
-from .tags import char_tags_record, split_tag
+from .lines import PathLike
 
 # The shortest prefix that leaves only digits: '112' is the character '1' in
 # position 12 of its word.
@@ -48,15 +47,9 @@ def read_char_conll(
 
 
 def parse_char_conll(path: Path, repairs: Repairs) -> Iterator[Record]:
-    for block in sentence_blocks(path):
-        chars = []
-        tags = []
-        for line_no, line in block:
-            match = CHAR_AND_TAG.fullmatch(line)
-            segment = CHAR_AND_SEGMENT.fullmatch(match.group(1)) if match else None
-            if segment is None:
-                raise malformed(path, line_no, line, EXPECTED, HINT)
-            chars.append(segment.group(1))
-            tags.append(split_tag(match.group(2), path=path, line_no=line_no, line=line))
-        line_nos = [line_no for line_no, _ in block]
-        yield char_tags_record(chars, tags, line_nos, repairs)
+    return parse_char_tags(path, repairs, char_of=_strip_segment, expected=EXPECTED, hint=HINT)
+
+
+def _strip_segment(column: str) -> Optional[str]:
+    segment = CHAR_AND_SEGMENT.fullmatch(column)
+    return None if segment is None else segment.group(1)

@@ -15,16 +15,14 @@ tokenizer, so a training config for these docs needs
 `segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
 predicted tokens misalign without any error.
 """
-import json
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..errors import Errors
 from .docs import REPAIR_OUT_OF_RANGE, Record, Repairs, char_record, read_docs
-from .lines import PathLike, numbered_lines, shorten
+from .lines import PathLike, bad_record, json_lines
 
 EXPECTED = ('an object {"text": str, "label": {type: {surface: [[start, '
             'end_inclusive], ...]}}} with integer character offsets')
@@ -72,23 +70,10 @@ def _entities(record) -> Tuple[Optional[str], List[Tuple[int, int, str, str]]]:
 
 
 def parse_cluener(path: Path, repairs: Repairs) -> Iterator[Record]:
-    for line_no, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(
-                Errors.E305.format(path=path, line_no=line_no, line=shorten(line), err=err)
-            ) from None
+    for line_no, line, record in json_lines(path):
         problem, entities = _entities(record)
         if problem is not None:
-            raise ValueError(
-                Errors.E306.format(
-                    path=path, line_no=line_no, line=shorten(line), problem=problem,
-                    expected=EXPECTED,
-                )
-            )
+            raise bad_record(path, line_no, line, problem, EXPECTED)
         text = record["text"]
         char_entities = []
         for start, end, label, surface in entities:

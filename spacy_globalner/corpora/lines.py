@@ -1,6 +1,7 @@
 """Numbered lines of a corpus file, for readers that report where data is bad."""
+import json
 from pathlib import Path
-from typing import Iterator, List, Tuple, Union
+from typing import Any, Iterator, List, Tuple, Union
 
 from ..errors import Errors
 
@@ -32,6 +33,22 @@ def numbered_lines(path: Path) -> Iterator[Tuple[int, str]]:
             yield line_no, line.rstrip("\r\n")
 
 
+def json_lines(path: Path) -> Iterator[Tuple[int, str, Any]]:
+    """Yield (1-based line number, line, decoded value) for each non-blank line
+    of a JSON lines file; a line that is not JSON is error E305.
+    """
+    for line_no, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(
+                Errors.E305.format(path=path, line_no=line_no, line=shorten(line), err=err)
+            ) from None
+        yield line_no, line, record
+
+
 def sentence_blocks(
     path: Path, *, is_comment=lambda line: False
 ) -> Iterator[List[Tuple[int, str]]]:
@@ -56,6 +73,15 @@ def sentence_blocks(
 def shorten(line: str, width: int = 200) -> str:
     """The line as far as an error message needs it (JSON lines can be long)."""
     return line if len(line) <= width else line[:width] + "..."
+
+
+def bad_record(path: Path, line_no: int, line: str, problem: str, expected: str) -> ValueError:
+    """The catalogue error for a JSON line whose value does not have the format's shape."""
+    return ValueError(
+        Errors.E306.format(
+            path=path, line_no=line_no, line=shorten(line), problem=problem, expected=expected
+        )
+    )
 
 
 def malformed(path: Path, line_no: int, line: str, expected: str, hint: str) -> ValueError:

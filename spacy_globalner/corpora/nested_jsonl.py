@@ -6,16 +6,14 @@ Entity offsets are token indices, end exclusive; entities may nest, cross,
 or share a span under two types. Other keys ("doc") are ignored. Entities
 whose offsets fall outside the sentence are skipped and counted.
 """
-import json
 from pathlib import Path
 from typing import Iterator, Optional
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..errors import Errors
 from .docs import Record, Repairs, read_docs, token_record
-from .lines import PathLike, numbered_lines, shorten
+from .lines import PathLike, bad_record, json_lines
 
 EXPECTED = ('an object {"tokens": [str, ...], "entities": [[start, end_exclusive, '
             'type], ...]} with integer token offsets')
@@ -46,15 +44,7 @@ def _is_entity(entity) -> bool:
 
 
 def parse_nested_jsonl(path: Path, repairs: Repairs) -> Iterator[Record]:
-    for line_no, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(
-                Errors.E305.format(path=path, line_no=line_no, line=shorten(line), err=err)
-            ) from None
+    for line_no, line, record in json_lines(path):
         problem = None
         if not isinstance(record, dict):
             problem = f"a {type(record).__name__}, not an object"
@@ -72,11 +62,6 @@ def parse_nested_jsonl(path: Path, repairs: Repairs) -> Iterator[Record]:
                 if bad is not None:
                     problem = f"entity {bad!r} is not [start, end_exclusive, type]"
         if problem is not None:
-            raise ValueError(
-                Errors.E306.format(
-                    path=path, line_no=line_no, line=shorten(line), problem=problem,
-                    expected=EXPECTED,
-                )
-            )
+            raise bad_record(path, line_no, line, problem, EXPECTED)
         spans = [(start, end, label) for start, end, label in entities]
         yield token_record(tokens, spans, line_no)

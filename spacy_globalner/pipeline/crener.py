@@ -1,6 +1,6 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
-from typing import Any, Callable, Iterable, List, Optional, Tuple
 import warnings
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -16,13 +16,12 @@ from ..decoding.crener.decode import decode_grid_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
-from ..validation import check_bool, check_int, check_number
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
+from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
-from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
-from .span_pipe import SpanPipe
+from .span_pipe import GoldSummary, SpanPipe
 
 DEFAULT_CRENER_MODEL = """
 [model]
@@ -155,7 +154,6 @@ class CRENER(SpanPipe):
             max_grid_length=max_grid_length,
             head_lr_scale=head_lr_scale,
         )
-        self.model.attrs["max_grid_length"] = max_grid_length
 
     @property
     def max_grid_length(self) -> int:
@@ -165,7 +163,6 @@ class CRENER(SpanPipe):
     def max_grid_length(self, value: int) -> None:
         _check_grid_length(value, self.name)
         self.cfg["max_grid_length"] = value
-        self.model.attrs["max_grid_length"] = value
 
     def _configure_model(self) -> None:
         self.model.attrs["max_grid_length"] = self.max_grid_length
@@ -173,19 +170,10 @@ class CRENER(SpanPipe):
     def _n_head_outputs(self) -> int:
         return n_grid_tags(len(self.labels))
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Collect labels from the data (unless given), warn about gold spans
-        longer than a grid window, and initialize the model on a few examples.
-        """
-        check_schedule_budget(nlp)
-        summary = self._summarise_gold(get_examples)
-        self._initialize_labels(summary, labels)
+        """Warn about gold spans longer than a grid window."""
         too_long = [width for width in summary.widths if width > self.max_grid_length]
         if too_long:
             warnings.warn(
@@ -197,7 +185,6 @@ class CRENER(SpanPipe):
                     longest=max(too_long),
                 )
             )
-        self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
         grids, windows = scores

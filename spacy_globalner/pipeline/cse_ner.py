@@ -11,7 +11,7 @@ import torch
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_get_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats3d
@@ -25,7 +25,7 @@ from .ents_filters import highest_score_filter
 from .gold import aligned_gold_spans
 from .lcrf_ner import EntityFixCounts, outermost_spans
 from .scoring import score_spans_and_ents
-from .span_pipe import SpanPipe
+from .span_pipe import GoldSummary, SpanPipe
 
 DEFAULT_CSE_NER_MODEL = """
 [model]
@@ -129,22 +129,11 @@ class CSENER(SpanPipe):
         )
         self.marker_fix_counts = EntityFixCounts()
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Collect labels from the data (unless given), warn once about gold
-        spans that overlap (only the outermost are learned), and initialize
-        the model on a few examples.
-        """
-        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
-        summary = self._summarise_gold(get_examples)
-        self._initialize_labels(summary, labels)
+        """Warn once about gold spans that overlap: only the outermost are learned."""
         self._warn_overlapping_gold(get_examples)
-        self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")

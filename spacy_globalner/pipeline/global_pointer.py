@@ -1,6 +1,6 @@
 """The `global_pointer` component: nested and flat NER by scoring every span."""
-from typing import Any, Callable, Iterable, List, Optional, Tuple
 import warnings
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -14,13 +14,12 @@ from thinc.types import Floats3d
 from ..decoding import SpanArrays
 from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
 from ..errors import Errors, Warnings
-from ..validation import check_bool, check_int, check_number
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
+from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
-from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
-from .span_pipe import SpanPipe
+from .span_pipe import GoldSummary, SpanPipe
 
 DEFAULT_GLOBAL_POINTER_MODEL = """
 [model]
@@ -140,19 +139,12 @@ class GlobalPointer(SpanPipe):
     def _configure_model(self) -> None:
         self.model.get_ref("head").attrs["max_span_width"] = self.max_span_width
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Collect labels, set max_span_width from the longest gold span unless
-        configured, and initialize the model on a few examples.
+        """Set max_span_width from the longest gold span unless configured; warn
+        about gold spans wider than a configured max_span_width.
         """
-        check_schedule_budget(nlp)
-        summary = self._summarise_gold(get_examples)
-        self._initialize_labels(summary, labels)
         widest = max(summary.widths, default=1)
         if self.max_span_width is None:
             self.cfg["max_span_width"] = widest
@@ -168,7 +160,6 @@ class GlobalPointer(SpanPipe):
                         widest=widest,
                     )
                 )
-        self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]

@@ -1,15 +1,15 @@
 """The `lcrf_ner` component: flat NER with a linear-chain CRF whose forbidden
 IOB transitions carry learned penalties (Zöllner et al., 2021).
 """
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import warnings
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_get_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
@@ -17,16 +17,16 @@ from thinc.types import Floats2d, Floats3d
 from ..decoding import SpanArrays
 from ..decoding.lcrf_ner.decode import decode_lcrf_ner, entity_fix_rule
 from ..decoding.lcrf_ner.entity_fix import ENTITY_FIX_RULES
-from ..decoding.lcrf_ner.schemes import n_tags as scheme_tags, spans_to_tags
+from ..decoding.lcrf_ner.schemes import n_tags as scheme_tags
+from ..decoding.lcrf_ner.schemes import spans_to_tags
 from ..errors import Errors, Warnings
-from ..validation import check_bool
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
+from ..validation import check_bool
 from .ents_filters import highest_score_filter, longest_first_filter
 from .gold import aligned_gold_spans
-from .schedule_budget import check_schedule_budget
 from .scoring import score_spans_and_ents
-from .span_pipe import SpanPipe
+from .span_pipe import GoldSummary, SpanPipe
 
 CRFScores = Tuple[Floats3d, Floats2d]
 
@@ -176,23 +176,11 @@ class LCRFNER(SpanPipe):
         """The model's tag scheme, "iob" or "bioes"."""
         return self.model.get_ref("head").attrs["tag_scheme"]
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Collect labels from the data (unless given), warn once about gold
-        spans that overlap (only the outermost are learned), and initialize
-        the model on a few examples.
-        """
-        check_schedule_budget(nlp)
-        validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
-        summary = self._summarise_gold(get_examples)
-        self._initialize_labels(summary, labels)
+        """Warn once about gold spans that overlap: only the outermost are learned."""
         self._warn_overlapping_gold(get_examples)
-        self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: CRFScores) -> List[SpanArrays]:
         emissions, transitions = scores

@@ -3,21 +3,27 @@ scoring and the two-phase restore of a lazily built torch head.
 
 A subclass provides the model-specific parts:
 
-- `_configure_model()`: copy settings from self.cfg into model attrs (widths,
-  window sizes), and `_n_head_outputs()` if the head's nO is not len(labels);
+- `_configure_model()`: the one place that copies settings from self.cfg into
+  model attrs (widths, window sizes); the base calls it on creation, before
+  sizing the head, and before each predict and update, so an edit of self.cfg
+  reaches the model. `_n_head_outputs()` if the head's nO is not len(labels);
   the base's `_init_model_shape()` then sizes the head and builds its torch
   module, so that weights can be loaded into it;
 - `_decode(docs, scores) -> List[SpanArrays]`: pure decoding of model output;
-- `get_loss(examples, scores)` and, where it needs more, `initialize`.
+- `get_loss(examples, scores)`;
+- `_initialize_settings(summary, get_examples)`, where the head infers
+  settings from the gold or warns about gold it cannot learn: `initialize`
+  runs the shared steps (validate the examples, check the schedule, summarise
+  the gold, labels) before it and sizes and initializes the model after it.
 
 The architecture must `set_ref("head", ...)` on the Thinc node that owns the
 torch module; the node has no layers until the module is built.
 """
-from itertools import islice
 import math
+import warnings
+from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
-import warnings
 
 import numpy
 import srsly
@@ -33,10 +39,11 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
 from ..validation import check_key
-from .ents_filters import EntsFilter
 from .edges import edge_masks, filter_span_arrays
+from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
 from .listeners import missing_upstream
+from .schedule_budget import check_schedule_budget
 from .span_output import write_spans
 
 N_INIT_EXAMPLES = 10
@@ -110,6 +117,7 @@ class SpanPipe(TrainablePipe):
         self._configured_settings = {
             key: value for key, value in self.cfg.items() if key not in self.learned_cfg_keys
         }
+        self._configure_model()
 
     # Labels ---------------------------------------------------------------
 
@@ -304,11 +312,26 @@ class SpanPipe(TrainablePipe):
         nlp: Optional[Language] = None,
         labels: Optional[List[str]] = None,
     ) -> None:
-        """Collect labels from the data (unless given), size and initialize the model."""
+        """Collect labels from the data (unless given), infer the head's settings
+        from the gold, size and initialize the model on a few examples.
+
+        get_examples (Callable[[], Iterable[Example]]): The training data.
+        nlp (Optional[Language]): The pipeline; its training config is checked.
+        labels (Optional[List[str]]): The labels, instead of those in the data.
+        """
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        check_schedule_budget(nlp)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
+        self._initialize_settings(summary, get_examples)
         self._initialize_model(get_examples)
+
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
+    ) -> None:
+        """Infer the head's settings from the gold (those the config leaves None)
+        and warn about gold spans the head cannot learn. The labels are set.
+        """
 
     # Scoring --------------------------------------------------------------
 

@@ -27,7 +27,6 @@ from spacy_globalner.corpora.docs import Record, Repairs, make_doc
 from tests.helpers import REPO_ROOT
 
 
-
 @pytest.fixture(scope="module")
 def en_vocab():
     return spacy.blank("en").vocab
@@ -256,6 +255,21 @@ def test_cluener_skips_and_counts_bad_offsets(tmp_path, zh_nlp):
     assert "1 x entity with offsets outside its sentence (skipped), first at line 1" in message
     assert "1 x entity whose surface string differs" in message
     assert spans_of(docs[0]) == [(0, 2, "address")]
+
+
+@pytest.mark.parametrize(
+    "line,match",
+    [
+        ('{"text": "北京", "label": {}\n', r"E305.*line 3"),
+        ('["北京"]\n', r"E306.*line 3.*'text'"),
+        ('{"text": "北京", "label": {"city": {"北京": [0, 1]}}}\n', r"E306.*line 3.*'city' '北京'"),
+    ],
+)
+def test_cluener_malformed_line_raises(tmp_path, zh_nlp, line, match):
+    """Blank lines are skipped but counted: the error names the file's line."""
+    path = write(tmp_path, "c.json", '{"text": "北京"}\n\n' + line)
+    with pytest.raises(ValueError, match=match):
+        list(read_cluener(path, zh_nlp.vocab))
 
 
 def test_bmes_reads_single_multi_and_unclosed_spans(tmp_path, zh_nlp):

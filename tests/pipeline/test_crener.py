@@ -5,67 +5,17 @@ import numpy
 import pytest
 import spacy
 from spacy.language import Language
-from spacy.tokens import Doc, Span
-from spacy.training import Example
+from spacy.tokens import Doc
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CRENER, highest_score_filter
-
-SMALL_TOK2VEC = {
-    "@architectures": "spacy.HashEmbedCNN.v2",
-    "pretrained_vectors": None,
-    "width": 32,
-    "depth": 2,
-    "embed_size": 1000,
-    "window_size": 1,
-    "maxout_pieces": 2,
-    "subword_features": True,
-}
-SMALL_MODEL = {
-    "@architectures": "spacy-globalner.CRENER.v1",
-    "token_width": 32,
-    "context_depth": 1,
-    "grid_width": 24,
-    "distance_width": 8,
-    "region_width": 4,
-    "conv_width": 16,
-    "dilations": [1, 2, 3],
-    "enhancement_rounds": 1,
-    "attention_heads": 2,
-    "biaffine_width": 16,
-    "predictor_width": 16,
-    "tok2vec": SMALL_TOK2VEC,
-}
-
-# Two sentences with nested entities, a same-span label pair and an entity at each edge.
-TRAIN_DATA = [
-    (
-        "NF kappa B binding sites were found in human T cells",
-        [(0, 3, "protein"), (0, 5, "DNA"), (8, 11, "cell_type"), (9, 11, "cell_type")],
-    ),
-    (
-        "IL-2 expression requires activated T lymphocytes and IL-2",
-        [(0, 1, "protein"), (0, 1, "DNA"), (3, 6, "cell_type"), (4, 6, "cell_type"), (7, 8, "protein")],
-    ),
-]
+from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of
 
 
 def _nlp(**config) -> Language:
     nlp = spacy.blank("en")
     nlp.add_pipe("crener", config={"model": SMALL_MODEL, **config})
     return nlp
-
-
-def _example(nlp: Language, text: str, spans) -> Example:
-    words = text.split()
-    predicted = Doc(nlp.vocab, words=words)
-    reference = Doc(nlp.vocab, words=words)
-    reference.spans["sc"] = [Span(reference, s, e, label=label) for s, e, label in spans]
-    return Example(predicted, reference)
-
-
-def _spans(doc: Doc):
-    return sorted((span.start, span.end, span.label_) for span in doc.spans["sc"])
 
 
 def _train(nlp: Language, examples, n_updates: int = 50):
@@ -83,7 +33,7 @@ def _train(nlp: Language, examples, n_updates: int = 50):
 def trained():
     """The small model overfit on TRAIN_DATA (seed 0, 50 updates of Adam 0.003)."""
     nlp = _nlp()
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     return _train(nlp, examples), examples
 
 
@@ -100,7 +50,7 @@ def test_add_pipe_defaults():
 
 def test_labels_implicit_from_data():
     nlp = _nlp()
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     nlp.initialize(lambda: examples)
     assert nlp.get_pipe("crener").labels == ("DNA", "cell_type", "protein")
     assert nlp.get_pipe("crener").model.get_ref("head").get_dim("nO") == 2 + 2 * 3
@@ -110,7 +60,7 @@ def test_labels_explicit_and_add_label():
     nlp = _nlp()
     crener = nlp.get_pipe("crener")
     assert crener.add_label("protein") == 1 and crener.add_label("protein") == 0
-    examples = [_example(nlp, "IL-2 is here", [(0, 1, "protein")])]
+    examples = [example_of(nlp, "IL-2 is here", [(0, 1, "protein")])]
     crener.initialize(lambda: examples, nlp=nlp, labels=["protein", "RNA"])
     assert crener.labels == ("protein", "RNA")
     with pytest.raises(ValueError, match="E004"):
@@ -119,11 +69,11 @@ def test_labels_explicit_and_add_label():
 
 def test_missing_labels_raise():
     nlp = _nlp()
-    examples = [_example(nlp, "nothing to see", [])]
+    examples = [example_of(nlp, "nothing to see", [])]
     with pytest.warns(UserWarning, match="W003"), pytest.raises(ValueError, match="E001"):
         nlp.initialize(lambda: examples)
     nlp = _nlp()
-    examples = [_example(nlp, "IL-2 is here", [(0, 1, "protein")])]
+    examples = [example_of(nlp, "IL-2 is here", [(0, 1, "protein")])]
     with pytest.raises(ValueError, match="E003"):
         nlp.get_pipe("crener").initialize(lambda: examples, nlp=nlp, labels=["DNA"])
 
@@ -156,16 +106,16 @@ def test_bad_settings_raise(config, code):
 
 def test_long_gold_spans_warn():
     nlp = _nlp(max_grid_length=2)
-    examples = [_example(nlp, "a b c d", [(0, 3, "X")])]
+    examples = [example_of(nlp, "a b c d", [(0, 3, "X")])]
     with pytest.warns(UserWarning, match="W200"):
         nlp.initialize(lambda: examples)
 
 
 def test_overfit_two_sentences(trained):
     nlp, examples = trained
-    for (text, spans), example in zip(TRAIN_DATA, examples):
+    for (_, spans), example in zip(TRAIN_DATA, examples):
         doc = nlp(example.predicted.copy())
-        assert _spans(doc) == sorted(spans)
+        assert spans_of(doc) == sorted(spans)
         scores = doc.spans["sc"].attrs["scores"]
         assert scores.shape == (len(spans),) and ((scores > 0.5) & (scores <= 1.0)).all()
         assert all(not (a.end > b.start) for a, b in zip(doc.ents, doc.ents[1:]))
@@ -178,13 +128,13 @@ def test_empty_whitespace_and_one_token_docs(trained):
         doc = nlp(text)
         assert all(0 <= span.start < span.end <= len(doc) for span in doc.spans["sc"])
     assert len(nlp("").spans["sc"]) == 0
-    losses = nlp.update([_example(nlp, "", [])], losses={})
+    losses = nlp.update([example_of(nlp, "", [])], losses={})
     assert losses["crener"] == 0.0
 
 
 def _predictions(nlp, texts):
     docs = list(nlp.pipe(texts))
-    return [(_spans(doc), doc.spans["sc"].attrs["scores"].tolist()) for doc in docs]
+    return [(spans_of(doc), doc.spans["sc"].attrs["scores"].tolist()) for doc in docs]
 
 
 def test_serialization_round_trips(trained, tmp_path):
@@ -213,9 +163,12 @@ def test_evaluate_keys(trained):
 
 def test_pipe_mixed_lengths_match_one_by_one(trained):
     nlp, _ = trained
-    texts = ["IL-2", "", "NF kappa B binding sites were found in human T cells", "T cells", "IL-2 expression requires activated T lymphocytes and IL-2 " * 5]
-    one_by_one = [_spans(nlp(text)) for text in texts]
-    batched = [_spans(doc) for doc in nlp.pipe(texts, batch_size=3)]
+    texts = [
+        "IL-2", "", "NF kappa B binding sites were found in human T cells", "T cells",
+        "IL-2 expression requires activated T lymphocytes and IL-2 " * 5,
+    ]
+    one_by_one = [spans_of(nlp(text)) for text in texts]
+    batched = [spans_of(doc) for doc in nlp.pipe(texts, batch_size=3)]
     assert batched == one_by_one
 
 
@@ -252,8 +205,8 @@ def test_long_doc_windows_sentence_aligned(trained):
     original = crener.max_grid_length
     try:
         crener.max_grid_length = 11  # the longest sentence
-        long_found = _by_period(_spans(nlp(long_doc)), period)
-        short_found = _by_period(_spans(nlp(_repeated_training_doc(nlp.vocab, 3))), period)
+        long_found = _by_period(spans_of(nlp(long_doc)), period)
+        short_found = _by_period(spans_of(nlp(_repeated_training_doc(nlp.vocab, 3))), period)
     finally:
         crener.max_grid_length = original
     assert len(long_doc) >= 2000
@@ -276,7 +229,7 @@ def test_long_doc_without_sentences_uses_overlapping_windows(trained):
     finally:
         crener.max_grid_length = original
     assert len(doc) >= 2000
-    spans = _spans(doc)
+    spans = spans_of(doc)
     assert len(set(spans)) == len(spans)  # every span from one window only
     assert all(0 <= s < e <= len(doc) for s, e, _ in spans)
     found = {(s % 8, e - s, label) for s, e, label in spans}
@@ -285,7 +238,7 @@ def test_long_doc_without_sentences_uses_overlapping_windows(trained):
 
 def test_update_on_windowed_training_docs():
     nlp = _nlp(max_grid_length=4)
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     fix_random_seed(0)
     with pytest.warns(UserWarning, match="W200"):  # the 5-token DNA span
         optimizer = nlp.initialize(lambda: examples)
@@ -298,7 +251,7 @@ def test_listener_tok2vec():
     nlp.add_pipe("tok2vec", config={"model": SMALL_TOK2VEC})
     listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}
     nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": listener}})
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     _train(nlp, examples, n_updates=3)
     doc = nlp(TRAIN_DATA[0][0])
     assert "sc" in doc.spans

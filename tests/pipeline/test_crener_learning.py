@@ -4,25 +4,14 @@ import random
 
 import pytest
 import spacy
-import torch
 from spacy.training import Example
 from spacy.util import minibatch
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner.corpora import read_bmes, read_nested_jsonl
-from tests.pipeline.test_crener import SMALL_MODEL
+from tests.helpers.crener import SMALL_MODEL
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def one_torch_thread():
-    """On a small shared machine, two torch threads fighting other processes
-    made an update five times slower than one thread (measured here)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def _examples(docs):

@@ -3,7 +3,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed
 
-from tests.pipeline.test_crener import SMALL_MODEL, TRAIN_DATA, _example, _spans
+from tests.helpers.crener import SMALL_MODEL, TRAIN_DATA, example_of, spans_of
 
 pytest.importorskip("spacy_transformers")
 
@@ -25,7 +25,7 @@ def test_crener_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
         "pooling": {"@layers": "reduce_mean.v1"},
     }
     nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": listener}})
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.005
     first = last = None
@@ -41,8 +41,8 @@ def test_crener_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
     assert last < first / 5
     texts = [text for text, _ in TRAIN_DATA]
     docs = list(nlp.pipe(texts))
-    found = sum(len(set(_spans(doc)) & set(gold)) for doc, (_, gold) in zip(docs, TRAIN_DATA))
+    found = sum(len(set(spans_of(doc)) & set(gold)) for doc, (_, gold) in zip(docs, TRAIN_DATA))
     assert found >= 7  # of 9 gold spans, nested and same-span ones included (9 here)
     nlp.to_disk(tmp_path / "trf")
     loaded = spacy.load(tmp_path / "trf")
-    assert [_spans(doc) for doc in loaded.pipe(texts)] == [_spans(doc) for doc in docs]
+    assert [spans_of(doc) for doc in loaded.pipe(texts)] == [spans_of(doc) for doc in docs]

@@ -11,22 +11,7 @@ from spacy.training import Example
 from thinc.api import fix_random_seed
 
 from spacy_globalner import GlobalPointer
-
-TRAIN_DATA = [
-    ("IL-2 gene expression requires NF-kappa B activation .",
-     [(0, 2, "DNA"), (0, 1, "protein"), (4, 6, "protein")]),
-    ("Human T cells express CD28 receptor .",
-     [(0, 3, "cell_type"), (1, 3, "cell_type"), (4, 6, "protein"), (4, 5, "protein")]),
-]
-
-
-def make_examples(nlp, data=TRAIN_DATA, key="sc"):
-    examples = []
-    for text, spans in data:
-        reference = nlp.make_doc(text)
-        reference.spans[key] = [Span(reference, s, e, label) for s, e, label in spans]
-        examples.append(Example(nlp.make_doc(text), reference))
-    return examples
+from tests.helpers.global_pointer import TRAIN_DATA, make_examples, spans_of
 
 
 def overfit(config=None, n_iter=40):
@@ -38,10 +23,6 @@ def overfit(config=None, n_iter=40):
     for _ in range(n_iter):
         nlp.update(examples, sgd=optimizer, drop=0.0)
     return nlp, pipe, examples
-
-
-def spans_of(doc, key="sc"):
-    return [(s.start, s.end, s.label_) for s in doc.spans[key]]
 
 
 def test_add_pipe_with_defaults():

@@ -2,24 +2,14 @@
 import random
 
 import pytest
-import torch
 from spacy.training import Example
 from spacy.util import load_config, load_model_from_config
 from thinc.api import fix_random_seed
 
-from tests.helpers import REPO_ROOT
 from spacy_globalner.corpora import read_nested_jsonl
+from tests.helpers import REPO_ROOT
 
 GENIA_SLICE = REPO_ROOT / "project" / "assets" / "genia"
-
-
-@pytest.fixture
-def one_torch_thread():
-    # Two threads on two busy cores made updates several times slower here.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.mark.slow

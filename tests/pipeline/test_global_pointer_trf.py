@@ -3,31 +3,9 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed
 
-from tests.pipeline.test_global_pointer import TRAIN_DATA, make_examples, spans_of
+from tests.helpers.global_pointer import TRAIN_DATA, make_examples, spans_of, transformer_nlp
 
 pytest.importorskip("spacy_transformers")
-
-
-def transformer_nlp(model_path, efficient=False):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config={
-        "model": {
-            "@architectures": "spacy-transformers.TransformerModel.v3",
-            "name": str(model_path),
-            "tokenizer_config": {"use_fast": True},
-            "get_spans": {"@span_getters": "spacy-transformers.doc_spans.v1"},
-        }
-    })
-    nlp.add_pipe("global_pointer", config={"model": {
-        "efficient": efficient,
-        "head_width": 16,
-        "tok2vec": {
-            "@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0,
-            "pooling": {"@layers": "reduce_mean.v1"},
-        },
-    }})
-    return nlp
 
 
 def test_global_pointer_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
@@ -37,7 +15,7 @@ def test_global_pointer_learns_through_a_transformer_listener(tiny_bert_path, tm
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.005
     first = last = None
-    for step in range(60):
+    for _ in range(60):
         losses = {}
         # spaCy applies a transformer's gradient one batch late with sgd=optimizer;
         # update without it and finish each pipe's update here, as `spacy train` does.

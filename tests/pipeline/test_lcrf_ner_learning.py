@@ -3,7 +3,6 @@ import time
 
 import pytest
 import spacy
-import torch
 from spacy.training import Example
 from thinc.api import fix_random_seed
 
@@ -15,13 +14,6 @@ N_TRAIN, N_DEV, N_EPOCHS, BATCH = 2000, 500, 6, 32
 F1_FLOOR = 0.35
 
 
-@pytest.fixture
-def one_torch_thread():
-    """torch's thread pool spins on the CRF's many small steps when the cores are shared."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.mark.slow
@@ -36,7 +28,7 @@ def test_learns_germeval_outer_level(shared_data, one_torch_thread):
            for doc in read_outer_level(folder / "germ.dev.iob2", nlp.vocab, N_DEV)]
     started = time.time()
     optimizer = nlp.initialize(lambda: train)
-    for epoch in range(N_EPOCHS):
+    for _ in range(N_EPOCHS):
         for start in range(0, len(train), BATCH):
             nlp.update(train[start : start + BATCH], sgd=optimizer, drop=0.1)
     scores = nlp.evaluate(dev)

@@ -8,8 +8,8 @@ from spacy.cli.debug_config import debug_config
 from spacy.tokens import DocBin
 from thinc.api import fix_random_seed
 
-from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples
 from tests.helpers import REPO_ROOT
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
 
 CONFIGS = REPO_ROOT / "configs"
 

@@ -6,14 +6,17 @@ import sys
 import pytest
 from spacy.util import load_model_from_config
 from thinc.api import Config
+
 from tests.helpers import REPO_ROOT
 
 SCRIPTS = REPO_ROOT / "project" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-import configs as bench_configs  # noqa: E402
 import measure  # noqa: E402  (registers the benchmark's logger and step timer)
 import report  # noqa: E402
+
+import configs as bench_configs  # noqa: E402
+
 from common import CORPORA, HEADS, parse_heads  # noqa: E402
 
 ENCODER_SECTIONS = ("optimizer", "batcher")

@@ -11,7 +11,6 @@ from spacy_globalner.scale import annotate, doc_to_record, read_records, read_te
 from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
 
-
 def test_records_round_trip_jsonl(tmp_path):
     nlp = spacy.load(trained_dir("global_pointer"))
     texts = sample_texts(8)

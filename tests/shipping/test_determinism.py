@@ -2,7 +2,11 @@
 import pytest
 
 from tests.helpers.trained_pipelines import (
-    component_params, one_torch_thread, predictions, sample_texts, train_small,
+    component_params,
+    one_torch_thread,
+    predictions,
+    sample_texts,
+    train_small,
 )
 
 

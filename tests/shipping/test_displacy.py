@@ -14,6 +14,7 @@ from spacy_globalner.pipeline.ents_filters import highest_score_filter
 from spacy_globalner.pipeline.span_output import write_spans
 from tests.helpers.trained_pipelines import component_params, trained_dir
 
+
 class _TokenBlocks(HTMLParser):
     """Collects, per token block of the span style, the span lines and labels."""
 

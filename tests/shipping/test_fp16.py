@@ -12,11 +12,11 @@ import spacy
 import torch
 from spacy.training import Example
 
-from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_nll
-from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
-from tests.helpers.trained_pipelines import component_params, genia_docs, one_torch_thread, trained_dir
+from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
+from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_nll
 from tests.helpers import REPO_ROOT
+from tests.helpers.trained_pipelines import component_params, genia_docs, one_torch_thread, trained_dir
 
 HALF = [torch.float16, torch.bfloat16]
 PACKAGE = REPO_ROOT / "spacy_globalner"

@@ -13,7 +13,6 @@ from spacy_globalner.gpu import gpu_problem
 from tests.helpers.trained_pipelines import REPO_ROOT, trained_dir
 
 
-
 def run_spacy(*args, cwd):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     return subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True,

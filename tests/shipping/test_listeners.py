@@ -8,7 +8,7 @@ import pytest
 import spacy
 from spacy.training import Example
 
-from tests.helpers.trained_pipelines import SMALL_TOK2VEC, genia_docs, small_config, component_params
+from tests.helpers.trained_pipelines import SMALL_TOK2VEC, component_params, genia_docs, small_config
 
 TEXT = "IL-2 gene expression requires NF-kappa B activation in T cells ."
 
@@ -59,8 +59,7 @@ def test_listener_without_encoder_warns_once(name):
 
 def test_transformer_listener_without_transformer_warns(tiny_bert_path):
     pytest.importorskip("spacy_transformers")
-    from tests.pipeline.test_global_pointer import make_examples
-    from tests.pipeline.test_global_pointer_trf import transformer_nlp
+    from tests.helpers.global_pointer import make_examples, transformer_nlp
 
     nlp = transformer_nlp(tiny_bert_path)
     examples = make_examples(nlp)

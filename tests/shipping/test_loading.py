@@ -67,7 +67,7 @@ OVERRIDES = [
     ("crener", "positive_weight", 2.0, None),
     ("crener", "spans_key", "genia", spans_only_under("genia")),
     ("lcrf_ner", "constrained", True, None),
-    ("lcrf_ner", "entity_fix", False, None),
+    ("lcrf_ner", "entity_fix", "lenient", None),
     ("lcrf_ner", "spans_key", "genia", spans_only_under("genia")),
 ]
 

@@ -24,11 +24,16 @@ import pytest
 import spacy
 from spacy.training import Example
 
+from spacy_globalner.scale import doc_to_record, read_records
 from tests.helpers.trained_pipelines import (
-    REPO_ROOT, component_params, genia_docs, predictions, records_equal, sample_texts,
+    REPO_ROOT,
+    component_params,
+    genia_docs,
+    predictions,
+    records_equal,
+    sample_texts,
     trained_dir,
 )
-from spacy_globalner.scale import doc_to_record, read_records
 
 TIMEOUT_S = 300
 # Thread settings a user does not have; the test machine's own are dropped.

@@ -22,8 +22,8 @@ from typing import List
 import pytest
 import spacy
 
-from tests.helpers.trained_pipelines import COMPONENTS, predictions, sample_texts, trained_dir
 from tests.helpers import REPO_ROOT
+from tests.helpers.trained_pipelines import COMPONENTS, predictions, sample_texts, trained_dir
 
 PREDICT_SCRIPT = """
 import json, sys

@@ -18,7 +18,11 @@ from spacy.training.initialize import init_nlp
 from thinc.api import Config
 
 from tests.helpers.trained_pipelines import (
-    GENIA_DEV, component_params, genia_docs, one_torch_thread, trained_dir,
+    GENIA_DEV,
+    component_params,
+    genia_docs,
+    one_torch_thread,
+    trained_dir,
 )
 
 

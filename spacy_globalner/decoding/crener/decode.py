@@ -15,9 +15,9 @@ from typing import List, Sequence
 
 import numpy
 
-from .tags import NNC, PNC, N_LINK_TAGS
-from .windows import merge_window_spans
 from ..spans import SpanArrays
+from .tags import N_LINK_TAGS, NNC, PNC
+from .windows import merge_window_spans
 
 
 def decode_grid(margins: numpy.ndarray, n_labels: int, threshold: float = 0.0) -> SpanArrays:
@@ -105,7 +105,7 @@ def decode_grid_windows(
 
     grids (Sequence[numpy.ndarray]): One (length, length, 1 + n_grid_tags)
         logit grid per window; channel 0 is the threshold class.
-    windows (numpy.ndarray): The window plan (see `grid_windows.plan_windows`).
+    windows (numpy.ndarray): The window plan (see `decoding.crener.windows.plan_windows`).
     n_docs (int): Number of docs in the batch.
     n_labels (int): Number of entity labels.
     threshold (float): Margin over the threshold class a vote must exceed.

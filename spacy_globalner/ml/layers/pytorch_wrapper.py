@@ -9,9 +9,9 @@ the last pass are divided by the scale again: 2**16 on CUDA. The shim below
 sets the accumulated gradients aside for the duration of each backward pass,
 so the scaler only ever sees, and unscales, that pass's own gradients.
 """
-from typing import Any, Callable
+from typing import Any, Callable, Tuple
 
-from thinc.api import Model, PyTorchShim
+from thinc.api import ArgsKwargs, Model, PyTorchShim, torch2xp, xp2torch
 from thinc.layers.pytorchwrapper import forward as pytorch_forward
 
 
@@ -59,3 +59,28 @@ def pytorch_wrapper(
         shims=[AccumulatingPyTorchShim(module, mixed_precision=mixed_precision)],
         dims={"nI": None, "nO": None},
     )
+
+
+def convert_tensor_outputs(model: Model, inputs_outputs: Tuple[Any, Any], is_train: bool) -> Tuple[Any, Callable]:
+    """Thinc's default output conversion for a module that returns a tensor or a
+    tuple of tensors, with the output gradients handed to backward in fp32: the
+    shim's grad scaler scales them first, then backward casts them to the
+    outputs' dtype (half under autocast).
+
+    inputs_outputs (Tuple[Any, Any]): The Thinc inputs and the torch outputs.
+    RETURNS (Tuple[Any, Callable]): The outputs as arrays, and the conversion of
+        their gradients to torch's backward arguments.
+    """
+    _, outputs = inputs_outputs
+    is_tuple = isinstance(outputs, tuple)
+    tensors = list(outputs) if is_tuple else [outputs]
+
+    def backprop(d_outputs: Any) -> ArgsKwargs:
+        grads = [xp2torch(d_output).float() for d_output in (d_outputs if is_tuple else [d_outputs])]
+        # An output that needs no gradient (the softmax baseline's constant
+        # transitions) is left out of backward.
+        pairs = [(tensor, grad) for tensor, grad in zip(tensors, grads) if tensor.requires_grad]
+        return ArgsKwargs(args=([t for t, _ in pairs],), kwargs={"grad_tensors": [g for _, g in pairs]})
+
+    converted = [torch2xp(tensor) for tensor in tensors]
+    return (tuple(converted) if is_tuple else converted[0]), backprop

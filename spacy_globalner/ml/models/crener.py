@@ -10,7 +10,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints2d
 
-from ...decoding.crener.windows import plan_windows
+from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
 from ...validation import check_dropout, check_int
 from ..layers.pytorch_wrapper import pytorch_wrapper
@@ -143,7 +143,7 @@ def init(model: Model[List[Doc], OutT], X: Optional[List[Doc]] = None, Y=None) -
 
 
 def plan_doc_windows(docs: List[Doc], max_grid_length: Optional[int]) -> Ints2d:
-    """The windows of a batch (see decoding.grid_windows): whole docs up to
+    """The windows of a batch (see decoding.crener.windows): whole docs up to
     max_grid_length tokens, longer ones cut at sentence boundaries where set.
     """
     lengths = [len(doc) for doc in docs]
@@ -166,9 +166,6 @@ def _sentence_starts(doc: Doc) -> Optional[numpy.ndarray]:
 
 HeadInT = Tuple[List[Floats2d], Ints2d]
 HeadOutT = List[Floats3d]
-
-# Window plan columns (see decoding.grid_windows).
-_DOC, _START, _END = 0, 1, 2
 
 
 def crener_head(
@@ -251,7 +248,7 @@ def head_init(model: Model[HeadInT, HeadOutT], X: Optional[HeadInT] = None, Y=No
         if len(windows):
             model.set_dim("nI", vectors[0].shape[1], force=True)
             # Materialise the lazy input projection on the shortest window.
-            shortest = int(numpy.argmin(windows[:, _END] - windows[:, _START]))
+            shortest = int(numpy.argmin(windows[:, END] - windows[:, START]))
             model.layers[0].predict(_window_vectors(vectors, windows[shortest : shortest + 1]))
     return model
 
@@ -273,7 +270,7 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
         for chunk, backprop_chunk in callbacks:
             d_windows = backprop_chunk([d_grids[index] for index in chunk.tolist()])
             # Overlapping windows add up their gradients on shared tokens.
-            for (doc, start, end), d_window in zip(windows[chunk, :_END + 1].tolist(), d_windows):
+            for (doc, start, end), d_window in zip(windows[chunk][:, [DOC, START, END]].tolist(), d_windows):
                 d_vectors[doc][start:end] += d_window
         return d_vectors
 
@@ -284,7 +281,7 @@ def _chunks(windows: Ints2d, max_cells: int) -> List[numpy.ndarray]:
     """Window indices, longest first, in chunks whose padded grids fit
     max_cells and where no window fills less than half of its padded grid
     (a window larger than max_cells runs alone)."""
-    lengths = numpy.asarray(windows[:, _END] - windows[:, _START])
+    lengths = numpy.asarray(windows[:, END] - windows[:, START])
     order = numpy.argsort(-lengths, kind="stable")
     cells = (lengths[order].astype("int64") ** 2).tolist()
     chunks = []
@@ -298,7 +295,7 @@ def _chunks(windows: Ints2d, max_cells: int) -> List[numpy.ndarray]:
 
 
 def _window_vectors(vectors: List[Floats2d], windows: Ints2d) -> List[Floats2d]:
-    return [vectors[doc][start:end] for doc, start, end in windows[:, : _END + 1].tolist()]
+    return [vectors[doc][start:end] for doc, start, end in windows[:, [DOC, START, END]].tolist()]
 
 
 def _padded_inputs(model: Model, X: List[Floats2d], is_train: bool):

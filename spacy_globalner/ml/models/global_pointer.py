@@ -12,7 +12,7 @@ from thinc.types import Floats2d, Floats3d
 
 from ...errors import Errors
 from ...validation import check_dropout, check_int
-from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
 from ..torch.global_pointer.scorer import GlobalPointerScorer
 
 ARCHITECTURE = "spacy-globalner.GlobalPointer.v1"
@@ -102,7 +102,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             pytorch_wrapper(
                 scorer,
                 convert_inputs=_packed_inputs,
-                convert_outputs=_band_outputs,
+                convert_outputs=convert_tensor_outputs,
                 mixed_precision=model.attrs["mixed_precision"],
             )
         )
@@ -161,15 +161,3 @@ def _packed_inputs(model: Model, X_width, is_train: bool):
         return torch2xp(d_args.args[0])
 
     return args, backprop
-
-
-def _band_outputs(model: Model, inputs_outputs, is_train: bool):
-    _, scores = inputs_outputs
-
-    def backprop(d_scores: Floats3d) -> ArgsKwargs:
-        # fp32 until the shim's grad scaler has scaled it; backward then
-        # casts it to the scores' dtype (half under autocast).
-        d_torch = xp2torch(d_scores).float()
-        return ArgsKwargs(args=(scores,), kwargs={"grad_tensors": [d_torch]})
-
-    return torch2xp(scores), backprop

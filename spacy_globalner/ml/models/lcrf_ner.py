@@ -14,7 +14,7 @@ from ...decoding.lcrf_ner.schemes import check_tag_scheme, forbidden_transitions
 from ...decoding.lcrf_ner.schemes import n_tags as scheme_tags
 from ...errors import Errors
 from ...validation import check_dropout
-from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
 
 InT = List[Floats2d]
@@ -104,7 +104,11 @@ def lcrf_ner_head(
         forward,
         init=init,
         dims={"nI": None, "nO": None},
-        attrs={"transitions": resolve_transitions(transitions, learn_penalties), "tag_scheme": tag_scheme, "mixed_precision": mixed_precision},
+        attrs={
+            "transitions": resolve_transitions(transitions, learn_penalties),
+            "tag_scheme": tag_scheme,
+            "mixed_precision": mixed_precision,
+        },
     )
 
 
@@ -132,7 +136,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             pytorch_wrapper(
                 head,
                 convert_inputs=_padded_inputs,
-                convert_outputs=_crf_outputs,
+                convert_outputs=convert_tensor_outputs,
                 mixed_precision=model.attrs["mixed_precision"],
             )
         )
@@ -159,19 +163,3 @@ def _padded_inputs(model: Model, X: InT, is_train: bool):
         return ops.unpad(torch2xp(d_args.args[0]), lengths)
 
     return ArgsKwargs(args=(padded,), kwargs={}), backprop
-
-
-def _crf_outputs(model: Model, inputs_outputs, is_train: bool):
-    _, (emissions, transitions) = inputs_outputs
-
-    def backprop(d_scores: OutT) -> ArgsKwargs:
-        d_emissions, d_transitions = d_scores
-        # fp32 until the shim's grad scaler has scaled them; backward then
-        # casts them to the outputs' dtype (half under autocast).
-        grads = [xp2torch(d_emissions).float(), xp2torch(d_transitions).float()]
-        # The softmax baseline's transitions are a constant: no gradient to send.
-        outputs = [out for out in (emissions, transitions) if out.requires_grad]
-        grads = [grad for out, grad in zip((emissions, transitions), grads) if out.requires_grad]
-        return ArgsKwargs(args=(tuple(outputs),), kwargs={"grad_tensors": grads})
-
-    return (torch2xp(emissions), torch2xp(transitions)), backprop

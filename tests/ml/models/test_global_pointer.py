@@ -52,7 +52,10 @@ def test_efficient_variant_has_fewer_parameters():
     X = torch.randn(3, n_in)
     full(X, *packed([3], 2))
     efficient(X, *packed([3], 2))
-    count = lambda module: sum(p.numel() for p in module.parameters())
+
+    def count(module):
+        return sum(p.numel() for p in module.parameters())
+
     assert count(full) == n_in * 2 * width * n_labels + 2 * width * n_labels
     assert count(efficient) < count(full) / 5
 

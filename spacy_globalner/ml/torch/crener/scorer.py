@@ -7,8 +7,8 @@ relation enhancement rounds -> co-predictor (biaffine + grid MLP).
 The output has one channel per tag plus a threshold class in front (channel 0):
 learned per cell, or fixed at 0.
 """
-from typing import Sequence
 import warnings
+from typing import Sequence
 
 import torch
 from torch import nn

@@ -10,7 +10,9 @@ per-cell class balance. Computed in fp32 (or fp64) whatever the input dtype.
 import torch
 
 
-def _grouped_log1p_sum_exp(values: torch.Tensor, mask: torch.Tensor, group: torch.Tensor, n_groups: int) -> torch.Tensor:
+def _grouped_log1p_sum_exp(
+    values: torch.Tensor, mask: torch.Tensor, group: torch.Tensor, n_groups: int
+) -> torch.Tensor:
     """log(1 + sum of e^values over the masked cells of each group), stably."""
     floor = torch.finfo(values.dtype).min
     values = values.masked_fill(~mask, floor)

@@ -33,7 +33,8 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     # of the distinct positions rather than being computed for every token.
     n_positions = int(positions.max()) + 1 if positions.numel() else 0
     table = rotary_angles(torch.arange(n_positions, device=positions.device), width)
-    rotations = torch.polar(torch.ones_like(table), table).to(torch.complex128 if real == torch.float64 else torch.complex64)
+    complex_dtype = torch.complex128 if real == torch.float64 else torch.complex64
+    rotations = torch.polar(torch.ones_like(table), table).to(complex_dtype)
     rotations = rotations[positions].reshape((positions.shape[0],) + (1,) * (x.dim() - 2) + (width // 2,))
     pairs = torch.view_as_complex(x.to(real).reshape(x.shape[:-1] + (width // 2, 2)).contiguous())
     return torch.view_as_real(pairs * rotations).reshape(x.shape).to(x.dtype)

@@ -1,0 +1,55 @@
+"""What the crener tests share: a small model, two sentences of nested
+gold, and examples whose tokens are the text's whitespace-separated words."""
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+
+SMALL_TOK2VEC = {
+    "@architectures": "spacy.HashEmbedCNN.v2",
+    "pretrained_vectors": None,
+    "width": 32,
+    "depth": 2,
+    "embed_size": 1000,
+    "window_size": 1,
+    "maxout_pieces": 2,
+    "subword_features": True,
+}
+SMALL_MODEL = {
+    "@architectures": "spacy-globalner.CRENER.v1",
+    "token_width": 32,
+    "context_depth": 1,
+    "grid_width": 24,
+    "distance_width": 8,
+    "region_width": 4,
+    "conv_width": 16,
+    "dilations": [1, 2, 3],
+    "enhancement_rounds": 1,
+    "attention_heads": 2,
+    "biaffine_width": 16,
+    "predictor_width": 16,
+    "tok2vec": SMALL_TOK2VEC,
+}
+
+# Two sentences with nested entities, a same-span label pair and an entity at each edge.
+TRAIN_DATA = [
+    (
+        "NF kappa B binding sites were found in human T cells",
+        [(0, 3, "protein"), (0, 5, "DNA"), (8, 11, "cell_type"), (9, 11, "cell_type")],
+    ),
+    (
+        "IL-2 expression requires activated T lymphocytes and IL-2",
+        [(0, 1, "protein"), (0, 1, "DNA"), (3, 6, "cell_type"), (4, 6, "cell_type"), (7, 8, "protein")],
+    ),
+]
+
+
+def example_of(nlp: Language, text: str, spans) -> Example:
+    words = text.split()
+    predicted = Doc(nlp.vocab, words=words)
+    reference = Doc(nlp.vocab, words=words)
+    reference.spans["sc"] = [Span(reference, s, e, label=label) for s, e, label in spans]
+    return Example(predicted, reference)
+
+
+def spans_of(doc: Doc):
+    return sorted((span.start, span.end, span.label_) for span in doc.spans["sc"])
