@@ -4,7 +4,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.models.crener import build_crener, crener_head, plan_doc_windows
+from spacy_globalner.ml.models.crener import build_crener, crener_head, crener_settings, plan_doc_windows
 
 SMALL = dict(
     token_width=16,
@@ -25,7 +25,9 @@ N_TAGS = 6
 
 def _head(**overrides):
     fix_random_seed(0)
-    head = crener_head(**{**SMALL, **overrides})
+    options = {**SMALL, **overrides}
+    cells = options.pop("max_batch_cells", 10**6)
+    head = crener_head(crener_settings(**options), max_batch_cells=cells, mixed_precision=False)
     head.set_dim("nO", N_TAGS)
     return head
 
@@ -60,6 +62,8 @@ def test_head_chunking_equals_one_batch():
     alone = _head(max_batch_cells=1)
     alone.initialize(X=X)
     alone.from_bytes(together.to_bytes())
+    # from_bytes brings the saved attrs too: the cell budget back to one.
+    alone.attrs["max_batch_cells"] = 1
     grids_a, backprop_a = together(X, is_train=False)
     grids_b, backprop_b = alone(X, is_train=False)
     for a, b in zip(grids_a, grids_b):
