@@ -72,17 +72,19 @@ class RelativeSelfAttention(nn.Module):
         key_R = self.key_position(R).view(2 * n - 1, h, d)
         value_R = self.value_position(R).view(2 * n - 1, h, d)
         index = _distance_index(n, X.device).expand(batch, h, n, n)
+        # At least fp32 (fp64 stays fp64), autocast or not.
+        wide = torch.promote_types(X.dtype, torch.float32)
         with torch.autocast(X.device.type, enabled=False):
-            q32 = q.float()
-            content = torch.einsum("bihd,bjhd->bhij", q32 + self.u.float(), k.float())
+            q32 = q.to(wide)
+            content = torch.einsum("bihd,bjhd->bhij", q32 + self.u.to(wide), k.to(wide))
             # Q_i . R_d W_kR + v . R_d W_kR for every distance d, gathered at d = j - i.
-            by_distance = torch.einsum("bihd,rhd->bhir", q32 + self.v.float(), key_R.float())
+            by_distance = torch.einsum("bihd,rhd->bhir", q32 + self.v.to(wide), key_R.to(wide))
             scores = content + by_distance.gather(-1, index)
             scores = scores.masked_fill(~token_mask[:, None, None, :], torch.finfo(scores.dtype).min)
             weights = self.dropout(scores.softmax(dim=-1))
-            attended = torch.einsum("bhij,bjhd->bihd", weights, v.float())
+            attended = torch.einsum("bhij,bjhd->bihd", weights, v.to(wide))
             per_distance = weights.new_zeros(batch, h, n, 2 * n - 1).scatter(-1, index, weights)
-            attended = attended + torch.einsum("bhir,rhd->bihd", per_distance, value_R.float())
+            attended = attended + torch.einsum("bhir,rhd->bihd", per_distance, value_R.to(wide))
         return self.output(attended.reshape(batch, n, self.width).to(X.dtype))
 
 

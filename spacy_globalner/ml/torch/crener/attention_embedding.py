@@ -35,8 +35,9 @@ class AttentionEmbedding(nn.Module):
         batch, n, _ = tokens.shape
         q = self.query(tokens).view(batch, n, self.width, self.key_width)
         k = self.key(tokens).view(batch, n, self.width, self.key_width)
+        wide = torch.promote_types(tokens.dtype, torch.float32)
         with torch.autocast(tokens.device.type, enabled=False):
-            scores = torch.einsum("bihd,bjhd->bijh", q.float(), k.float()) / self.key_width**0.5
+            scores = torch.einsum("bihd,bjhd->bijh", q.to(wide), k.to(wide)) / self.key_width**0.5
             scores = scores.masked_fill(~token_mask[:, None, :, None], torch.finfo(scores.dtype).min)
             lengths = token_mask.sum(dim=1).to(scores.dtype)
             weights = scores.softmax(dim=2) * lengths[:, None, None, None]
