@@ -149,3 +149,24 @@ def test_plan_doc_windows_uses_sentences():
 def test_architecture_rejects_bad_settings(overrides, code):
     with pytest.raises(ValueError, match=code):
         build_crener(_tok2vec(), **{**SMALL, **overrides})
+
+
+def test_paper_enhancement_checks_grid_width_against_heads():
+    from thinc.api import Linear
+
+    tok2vec = Linear(4)  # never run: the settings are refused first
+    with pytest.raises(ValueError, match=r"\[E221\]"):
+        build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4, enhancement="paper")
+    # The pooled form and zero rounds do not need it.
+    build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4)
+    build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4, enhancement="paper", enhancement_rounds=0)
+
+
+def test_crener_settings_are_the_signature_defaults():
+    import inspect
+
+    settings = crener_settings()
+    parameters = inspect.signature(build_crener).parameters
+    for name in settings.__dataclass_fields__:
+        expected = parameters[name].default
+        assert getattr(settings, name) == (tuple(expected) if name == "dilations" else expected)
