@@ -151,7 +151,7 @@ def predict_speed(
     train_path: Path = Arg(..., help="A .spacy training corpus", metavar="TRAIN_SPACY"),
     dev_path: Path = Arg(..., help="A .spacy corpus whose sentences are the input", metavar="DEV_SPACY"),
     configs: List[Path] = Arg(..., help="Training configs to time side by side"),
-    updates: int = Opt(60, "--updates", help="Updates of 40 docs before timing, so no head predicts from random weights"),
+    updates: int = Opt(60, "--updates", help="Updates of 40 docs before timing (no head predicts from random weights)"),
     docs: int = Opt(1000, "--docs", help="Dev sentences predicted per run"),
     repeats: int = Opt(5, "--repeats", help="Rounds over all configs; the best run of each counts"),
     save_dir: Optional[Path] = Opt(None, "--save-dir", help="Save each pipeline here (for `probe --length`)"),
@@ -179,6 +179,7 @@ def predict_speed(
             lo = (40 * i) % max(len(examples) - 40, 1)
             nlp.update(examples[lo : lo + 40], sgd=optimizer)
         if save_dir is not None:
+            save_dir.mkdir(parents=True, exist_ok=True)
             nlp.to_disk(save_dir / config_path.stem)
         pipelines.append((config_path.stem, nlp))
     references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]

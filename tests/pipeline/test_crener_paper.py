@@ -22,7 +22,7 @@ def test_paper_model_overfits_two_sentences(tmp_path):
     nlp.add_pipe("crener", config={"model": PAPER_MODEL})
     examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
     _train(nlp, examples, n_updates=60)
-    for (text, spans), example in zip(TRAIN_DATA, examples):
+    for (_, spans), example in zip(TRAIN_DATA, examples):
         assert _spans(nlp(example.predicted.copy())) == sorted(spans)
     scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
     assert scorer.settings.enhancement == "paper" and scorer.transformer is not None

@@ -1,8 +1,8 @@
 """The CRENER architecture (tok2vec -> windows -> grid tag scorer) and its head
 layer (token vectors + windows -> one tag grid per window).
 """
-from functools import partial
 import inspect
+from functools import partial
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
