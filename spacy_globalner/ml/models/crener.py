@@ -82,8 +82,8 @@ def build_crener(
     max_batch_cells (int): Most grid cells run through the scorer at once;
         bounds the memory of long docs and large batches. It changes no
         output. 65536 (one 256-token window) since issue 11: against 262144,
-        a 20,000-token doc peaked 873 MB over the loaded pipeline instead of
-        1,451 MB, and GENIA dev sentences predicted faster (README, crener).
+        a 20,000-token doc peaked 858 MiB over the loaded pipeline instead of
+        1,451 MiB, and GENIA dev sentences predicted faster (README, crener).
     mixed_precision (bool): Run the head under torch autocast on GPU.
     transformer_depth (int): Layers of the paper's adapted Transformer
         (un-scaled relative self-attention) after the BiLSTM, or in its place
