@@ -31,3 +31,36 @@ def test_paper_model_overfits_two_sentences(tmp_path):
     assert loaded.config["components"]["crener"]["model"]["enhancement"] == "paper"
     for example in examples:
         assert _spans(loaded(example.predicted.copy())) == _spans(nlp(example.predicted.copy()))
+
+
+NEW_SETTINGS = (
+    "transformer_depth",
+    "attention_embedding_width",
+    "parallel_dilations",
+    "cln_bias_from",
+    "enhancement",
+    "predictor_input",
+)
+
+
+def test_pipeline_saved_before_the_new_settings_loads(tmp_path):
+    """A config written before issue 11 (none of the new settings) loads,
+    fills them with v1's behaviour and predicts what the saved model did."""
+    from thinc.api import Config
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("crener", config={"model": SMALL_MODEL})
+    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
+    _train(nlp, examples, n_updates=5)
+    nlp.to_disk(tmp_path)
+    config = Config().from_disk(tmp_path / "config.cfg", interpolate=False)
+    for name in NEW_SETTINGS:
+        del config["components"]["crener"]["model"][name]
+    config.to_disk(tmp_path / "config.cfg")
+    loaded = spacy.load(tmp_path)
+    model_config = loaded.config["components"]["crener"]["model"]
+    assert model_config["enhancement"] == "pooled" and model_config["transformer_depth"] == 0
+    doc = examples[0].predicted.copy()
+    grids, _ = nlp.get_pipe("crener").predict([doc])
+    loaded_grids, _ = loaded.get_pipe("crener").predict([doc])
+    assert (grids[0] == loaded_grids[0]).all()
