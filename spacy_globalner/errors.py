@@ -176,6 +176,12 @@ class Errors(metaclass=ErrorsWithCodes):
     E206 = ("positive_weight must be a finite number above 0 (the loss "
             "weight of a grid cell that carries a gold tag, relative to an "
             "empty cell; 5.0 by default), got {value!r}.")
+    E220 = ("{name} must be one of {choices}, got {value!r}. Fix it in the "
+            "[model] block of the crener component's config.")
+    E221 = ("grid_width={width} must be divisible by attention_heads={heads} "
+            "when enhancement = \"paper\" (its subject and object streams "
+            "are grid_width wide). Change one of them, or set "
+            "enhancement_rounds = 0.")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "

@@ -31,6 +31,16 @@ HEADS: Dict[str, Head] = {
     "global_pointer": Head("global_pointer", "global_pointer"),
     "global_pointer_efficient": Head("global_pointer", "global_pointer", {"efficient": True}),
     "crener": Head("crener", "crener"),
+    # Every piece of the CRENER paper switched on (README, crener section).
+    "crener_paper": Head("crener", "crener", {
+        "transformer_depth": 1,
+        "attention_embedding_width": 4,
+        "parallel_dilations": True,
+        "cln_bias_from": "object",
+        "enhancement": "paper",
+        "enhancement_rounds": 1,
+        "predictor_input": "grid+tags",
+    }),
     "lcrf_ner": Head("lcrf_ner", "lcrf_ner"),
     "ner": Head("ner"),
     "spancat": Head("spancat"),

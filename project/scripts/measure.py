@@ -6,6 +6,7 @@ the head's share of it, and memory against document length.
     python scripts/measure.py probe MODEL DEV_SPACY (--docs N | --length L)
     python scripts/measure.py head-cost PIPELINE_DIR DEV_SPACY [--docs 800]
     python scripts/measure.py train-speed TRAIN_SPACY CONFIG [CONFIG ...]
+    python scripts/measure.py predict-speed TRAIN_SPACY DEV_SPACY CONFIG [CONFIG ...]
 
 `speed` and `length` run each measurement as `probe` in a fresh process with
 fixed threads, a time limit and an address-space limit, so one head's runaway
@@ -143,6 +144,66 @@ def train_speed(
         seconds = time.perf_counter() - start
         words = sum(len(eg.x) for batch in batches[5:35] for eg in batch)
         print(f"{config_path}: {words / seconds:.0f} words/s ({seconds:.1f} s, {words} words)")
+
+
+@app.command("predict-speed")
+def predict_speed(
+    # fmt: off
+    train_path: Path = Arg(..., help="A .spacy training corpus", metavar="TRAIN_SPACY"),
+    dev_path: Path = Arg(..., help="A .spacy corpus whose sentences are the input", metavar="DEV_SPACY"),
+    configs: List[Path] = Arg(..., help="Training configs to time side by side"),
+    updates: int = Opt(60, "--updates", help="Updates of 40 docs before timing (no head predicts from random weights)"),
+    docs: int = Opt(1000, "--docs", help="Dev sentences predicted per run"),
+    repeats: int = Opt(5, "--repeats", help="Rounds over all configs; the best run of each counts"),
+    save_dir: Optional[Path] = Opt(None, "--save-dir", help="Save each pipeline here (for `probe --length`)"),
+    # fmt: on
+):
+    """Prediction words/s of configs side by side in one process, one torch
+    thread: each pipeline is trained for a few updates on the same examples,
+    then the configs take turns predicting the same pre-tokenized dev docs
+    (nlp.pipe, batch 256), the best of `repeats` rounds counting; and the
+    encoder alone the same way, so the head's share shows."""
+    from spacy.tokens import Doc, DocBin
+    from spacy.training import Example
+    from spacy.util import load_config, load_model_from_config
+    from thinc.api import fix_random_seed
+
+    set_threads(1)
+    pipelines = []
+    for config_path in configs:
+        fix_random_seed(0)
+        nlp = load_model_from_config(load_config(config_path), auto_fill=True)
+        train = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))
+        examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in train]
+        optimizer = nlp.initialize(lambda: examples[:400])
+        for i in range(updates):
+            lo = (40 * i) % max(len(examples) - 40, 1)
+            nlp.update(examples[lo : lo + 40], sgd=optimizer)
+        if save_dir is not None:
+            save_dir.mkdir(parents=True, exist_ok=True)
+            nlp.to_disk(save_dir / config_path.stem)
+        pipelines.append((config_path.stem, nlp))
+    references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]
+    words = [[t.text for t in doc] for doc in references]
+    n_words = sum(len(w) for w in words)
+    best: Dict[str, float] = {}
+    for _ in range(repeats):
+        for name, nlp in pipelines:
+            for mode in ("full", "encoder"):
+                batch = [Doc(nlp.vocab, words=w) for w in words]
+                start = time.perf_counter()
+                if mode == "encoder":
+                    with nlp.select_pipes(enable=[nlp.pipe_names[0]]):
+                        list(nlp.pipe(batch, batch_size=256))
+                else:
+                    list(nlp.pipe(batch, batch_size=256))
+                seconds = time.perf_counter() - start
+                key = f"{name}/{mode}"
+                best[key] = min(best.get(key, float("inf")), seconds)
+    for name, _ in pipelines:
+        full, encoder = best[f"{name}/full"], best[f"{name}/encoder"]
+        print(f"{name}: {n_words / full:.0f} words/s ({full:.2f} s for {n_words} words); "
+              f"encoder alone {n_words / encoder:.0f} words/s; head adds {100 * (full - encoder) / encoder:.0f}%")
 
 
 # Prediction: one measurement per fresh process (`probe`), run by `speed` and `length`

@@ -26,21 +26,8 @@ from .span_pipe import GoldSummary, SpanPipe
 DEFAULT_CRENER_MODEL = """
 [model]
 @architectures = "spacy-globalner.CRENER.v1"
-token_width = 128
-context_depth = 1
-grid_width = 64
-distance_width = 16
-region_width = 16
-conv_width = 48
-dilations = [1, 2, 3]
-enhancement_rounds = 1
-attention_heads = 4
-biaffine_width = 64
-predictor_width = 64
-learned_threshold = true
-dropout = 0.1
-max_batch_cells = 262144
-mixed_precision = false
+# The architecture's settings take their defaults from its signature
+# (spacy_globalner.ml.models.crener.build_crener), where they are written once.
 
 [model.tok2vec]
 @architectures = "spacy.HashEmbedCNN.v2"

@@ -1,5 +1,5 @@
 """The benchmark workflow's scripts (project/scripts): config composition and
-the report, on tiny fake inputs. Fast: nothing is trained."""
+the report, on tiny fake inputs; predict-speed on two updates of a tiny model."""
 import json
 import sys
 
@@ -211,3 +211,35 @@ def test_trained_heads_skips_heads_without_model_last(tmp_path, capsys):
     (tmp_path / "crener").mkdir()  # training started, no model saved
     assert list(trained_heads(tmp_path, "crener,ner")) == [("ner", tmp_path / "ner" / "model-last")]
     assert "skipping crener" in capsys.readouterr().out
+
+
+def test_predict_speed_times_configs_side_by_side(tmp_path):
+    """`measure.py predict-speed` trains each config a little, prints one
+    line per config with its words/s and the head's share, and saves them.
+    In a subprocess: it fixes its own torch threads."""
+    import subprocess
+
+    from spacy_globalner.corpora import convert
+    from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, SMALL_MODELS
+
+    convert(GENIA_TRAIN, tmp_path / "train.spacy", format="genia", limit=60)
+    convert(GENIA_DEV, tmp_path / "dev.spacy", format="genia", limit=20)
+    paths = []
+    for head in ("crener", "crener_paper"):
+        config = bench_configs.compose(head, encoder="cpu", lang="en", steps=7, max_entity_length=4)
+        model = config["components"]["crener"]["model"]
+        small = {k: v for k, v in SMALL_MODELS["crener"].items() if k not in ("@architectures", "tok2vec")}
+        model.update({**small, **HEADS[head].model_overrides})
+        paths.append(tmp_path / f"{head}.cfg")
+        config.to_disk(paths[-1])
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "measure.py"), "predict-speed", str(tmp_path / "train.spacy"),
+         str(tmp_path / "dev.spacy"), *map(str, paths), "--updates", "2", "--docs", "20", "--repeats", "1",
+         "--save-dir", str(tmp_path / "pipes")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["crener", "crener_paper"]
+    assert all("words/s" in line and "head adds" in line for line in lines)
+    assert (tmp_path / "pipes" / "crener_paper" / "config.cfg").exists()

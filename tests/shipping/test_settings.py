@@ -69,6 +69,12 @@ BAD_SETTINGS = [
     (CRENER, (MODEL, "max_batch_cells"), 0, "E201"),
     (CRENER, (MODEL, "mixed_precision"), 2, "config"),
     (CRENER, (MODEL, "tok2vec"), "cnn", "config"),
+    (CRENER, (MODEL, "transformer_depth"), -1, "E201"),
+    (CRENER, (MODEL, "attention_embedding_width"), -1, "E201"),
+    (CRENER, (MODEL, "parallel_dilations"), "yes", "config"),
+    (CRENER, (MODEL, "cln_bias_from"), "column", "E220"),
+    (CRENER, (MODEL, "enhancement"), "full", "E220"),
+    (CRENER, (MODEL, "predictor_input"), "mlp", "E220"),
     # lcrf_ner factory
     (LCRF, "spans_key", "", "E012"),
     (LCRF, "constrained", "no", "config"),

@@ -1,7 +1,9 @@
 """The CRENER architecture (tok2vec -> windows -> grid tag scorer) and its head
 layer (token vectors + windows -> one tag grid per window).
 """
-from typing import Callable, List, Optional, Sequence, Tuple
+import inspect
+from functools import partial
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
@@ -12,9 +14,10 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 
 from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
-from ...validation import check_dropout, check_int
+from ...validation import check_bool, check_dropout, check_int
 from ..layers.pytorch_wrapper import pytorch_wrapper
-from ..torch.crener.scorer import CRENERScorer
+from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer
+from ..torch.crener.settings import CRENERSettings
 
 ARCHITECTURE = "spacy-globalner.CRENER.v1"
 OutT = Tuple[List[Floats3d], Ints2d]
@@ -36,34 +39,68 @@ def build_crener(
     predictor_width: int = 64,
     learned_threshold: bool = True,
     dropout: float = 0.1,
-    max_batch_cells: int = 262144,
+    max_batch_cells: int = 65536,
     mixed_precision: bool = False,
+    transformer_depth: int = 0,
+    attention_embedding_width: int = 0,
+    parallel_dilations: bool = False,
+    cln_bias_from: str = "subject",
+    enhancement: str = "pooled",
+    predictor_input: str = "grid",
 ) -> Model[List[Doc], OutT]:
     """Build a CRENER grid tagger over any tok2vec.
+
+    The defaults here are the only ones: the head layer and the torch scorer
+    take a CRENERSettings built from these arguments. With the defaults the
+    model is the one spacy-globalner.CRENER.v1 has always built (a reduced
+    W2NER); the CRENER paper's pieces are switched on one by one with the
+    last six settings.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
         TransformerListener.
     token_width (int): Width of the token representations (even when
-        context_depth > 0; divisible by attention_heads when enhancement_rounds > 0).
+        context_depth > 0; divisible by attention_heads when enhancement_rounds > 0
+        or transformer_depth > 0).
     context_depth (int): BiLSTM layers over the token vectors; 0 switches the
-        context layer off.
+        BiLSTM off.
     grid_width (int): Width of the subject/object projections and of the
-        conditional layer norm grid.
+        conditional layer norm grid (divisible by attention_heads with
+        enhancement = "paper").
     distance_width (int): Width of the log-bucketed relative distance embedding.
     region_width (int): Width of the upper/lower/diagonal region embedding.
     conv_width (int): Channels of each dilated convolution.
     dilations (Sequence[int]): One depthwise 3 x 3 convolution per dilation.
     enhancement_rounds (int): Relation enhancement rounds; 0 disables them.
-    attention_heads (int): Attention heads in the relation enhancement.
+    attention_heads (int): Attention heads in the relation enhancement and
+        the adapted Transformer.
     biaffine_width (int): Width of the co-predictor's biaffine projections.
     predictor_width (int): Hidden width of the co-predictor's grid MLP.
     learned_threshold (bool): Learn the threshold class per cell; else it is 0.
     dropout (float): Dropout inside the head; spaCy's training dropout
         overrides it during `nlp.update`.
     max_batch_cells (int): Most grid cells run through the scorer at once;
-        bounds the memory of long docs and large batches.
+        bounds the memory of long docs and large batches. It changes no
+        output. 65536 (one 256-token window) since issue 11: against 262144,
+        a 20,000-token doc peaked 858 MiB over the loaded pipeline instead of
+        1,451 MiB, and GENIA dev sentences predicted faster (README, crener).
     mixed_precision (bool): Run the head under torch autocast on GPU.
+    transformer_depth (int): Layers of the paper's adapted Transformer
+        (un-scaled relative self-attention) after the BiLSTM, or in its place
+        with context_depth = 0; 0 for none.
+    attention_embedding_width (int): Channels of the paper's attention
+        embedding E^a joining the grid (one per attention head); 0 for none.
+    parallel_dilations (bool): Every dilated convolution reads the grid
+        itself (the paper) instead of the previous one's output (W2NER).
+    cln_bias_from (str): Where the conditional layer norm's bias comes from:
+        "subject" (the row token, W2NER) or "object" (the column token h_j^o,
+        the paper).
+    enhancement (str): "pooled" (one pooled stream added as row/column
+        biases) or "paper" (per-rate tag projections, subject and object
+        streams, fed back through the CLN and the convolutions each round).
+    predictor_input (str): What the co-predictor's MLP reads: "grid" (the
+        convolved grid), "tags" (the tag-aware features, the paper's eq. 17)
+        or "grid+tags" (both, concatenated).
     RETURNS (Model[List[Doc], Tuple[List[Floats3d], Ints2d]]): One
         (length, length, 1 + n_tags) logit grid per window, and the window
         plan. The pipe sets attrs["max_grid_length"], the longest window.
@@ -80,33 +117,53 @@ def build_crener(
         ("max_batch_cells", max_batch_cells),
     ):
         check_int(value, name, ARCHITECTURE, least=1, error=Errors.E201)
-    check_int(context_depth, "context_depth", ARCHITECTURE, least=0, error=Errors.E201)
-    check_int(enhancement_rounds, "enhancement_rounds", ARCHITECTURE, least=0, error=Errors.E201)
+    for name, value in (
+        ("context_depth", context_depth),
+        ("enhancement_rounds", enhancement_rounds),
+        ("transformer_depth", transformer_depth),
+        ("attention_embedding_width", attention_embedding_width),
+    ):
+        check_int(value, name, ARCHITECTURE, least=0, error=Errors.E201)
     check_dropout(dropout, ARCHITECTURE)
+    check_bool(parallel_dilations, "parallel_dilations", ARCHITECTURE)
+    for name, value, choices in (
+        ("cln_bias_from", cln_bias_from, CLN_BIASES),
+        ("enhancement", enhancement, ENHANCEMENTS),
+        ("predictor_input", predictor_input, PREDICTOR_INPUTS),
+    ):
+        if value not in choices:
+            raise ValueError(Errors.E220.format(name=name, value=value, choices=", ".join(map(repr, choices))))
     if context_depth > 0 and token_width % 2:
         raise ValueError(Errors.E202.format(value=token_width))
-    if enhancement_rounds > 0 and token_width % attention_heads:
+    if (enhancement_rounds > 0 or transformer_depth > 0) and token_width % attention_heads:
         raise ValueError(Errors.E203.format(width=token_width, heads=attention_heads))
+    if enhancement == "paper" and enhancement_rounds > 0 and grid_width % attention_heads:
+        raise ValueError(Errors.E221.format(width=grid_width, heads=attention_heads))
     dilations = list(dilations)
     if not dilations or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dilations):
         raise ValueError(Errors.E204.format(value=dilations))
-    head = crener_head(
+    settings = CRENERSettings(
         token_width=token_width,
         context_depth=context_depth,
+        transformer_depth=transformer_depth,
         grid_width=grid_width,
         distance_width=distance_width,
         region_width=region_width,
+        attention_embedding_width=attention_embedding_width,
         conv_width=conv_width,
-        dilations=dilations,
+        dilations=tuple(dilations),
+        parallel_dilations=parallel_dilations,
+        cln_bias_from=cln_bias_from,
+        enhancement=enhancement,
         enhancement_rounds=enhancement_rounds,
         attention_heads=attention_heads,
         biaffine_width=biaffine_width,
         predictor_width=predictor_width,
+        predictor_input=predictor_input,
         learned_threshold=learned_threshold,
         dropout=dropout,
-        max_batch_cells=max_batch_cells,
-        mixed_precision=mixed_precision,
     )
+    head = crener_head(settings, max_batch_cells=max_batch_cells, mixed_precision=mixed_precision)
     model = Model(
         "crener",
         forward,
@@ -116,6 +173,19 @@ def build_crener(
         attrs={"max_grid_length": None},
     )
     return model
+
+
+def crener_settings(**overrides: Any) -> CRENERSettings:
+    """The scorer settings of build_crener's defaults, with overrides (for
+    code that builds the head or the scorer without a tok2vec, e.g. tests)."""
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(build_crener).parameters.items()
+        if name in CRENERSettings.__dataclass_fields__
+    }
+    values = {**defaults, **overrides}
+    values["dilations"] = tuple(values["dilations"])
+    return CRENERSettings(**values)
 
 
 def forward(model: Model[List[Doc], OutT], docs: List[Doc], is_train: bool) -> Tuple[OutT, Callable]:
@@ -169,22 +239,7 @@ HeadOutT = List[Floats3d]
 
 
 def crener_head(
-    *,
-    token_width: int = 128,
-    context_depth: int = 1,
-    grid_width: int = 64,
-    distance_width: int = 16,
-    region_width: int = 16,
-    conv_width: int = 48,
-    dilations: Sequence[int] = (1, 2, 3),
-    enhancement_rounds: int = 1,
-    attention_heads: int = 4,
-    biaffine_width: int = 64,
-    predictor_width: int = 64,
-    learned_threshold: bool = True,
-    dropout: float = 0.1,
-    max_batch_cells: int = 2**18,
-    mixed_precision: bool = False,
+    settings: CRENERSettings, *, max_batch_cells: int, mixed_precision: bool
 ) -> Model[HeadInT, HeadOutT]:
     """Score every tag of every token pair inside each window.
 
@@ -201,40 +256,27 @@ def crener_head(
 
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
-    weights being loaded.
+    weights being loaded. The settings travel in the init's closure, not in
+    attrs: they come from the config, never from saved weights.
     """
     return Model(
         "crener_head",
         head_forward,
-        init=head_init,
+        init=partial(head_init, settings=settings),
         dims={"nI": None, "nO": None},
         attrs={
-            "scorer_options": {
-                "token_width": token_width,
-                "context_depth": context_depth,
-                "grid_width": grid_width,
-                "distance_width": distance_width,
-                "region_width": region_width,
-                "conv_width": conv_width,
-                "dilations": tuple(dilations),
-                "enhancement_rounds": enhancement_rounds,
-                "attention_heads": attention_heads,
-                "biaffine_width": biaffine_width,
-                "predictor_width": predictor_width,
-                "learned_threshold": learned_threshold,
-            },
-            "dropout_rate": dropout,
+            "dropout_rate": settings.dropout,
             "max_batch_cells": max_batch_cells,
             "mixed_precision": mixed_precision,
         },
     )
 
 
-def head_init(model: Model[HeadInT, HeadOutT], X: Optional[HeadInT] = None, Y=None) -> Model[HeadInT, HeadOutT]:
+def head_init(
+    model: Model[HeadInT, HeadOutT], X: Optional[HeadInT] = None, Y=None, *, settings: CRENERSettings
+) -> Model[HeadInT, HeadOutT]:
     if not model.layers:
-        scorer = CRENERScorer(
-            model.get_dim("nO"), dropout=model.attrs["dropout_rate"], **model.attrs["scorer_options"]
-        )
+        scorer = CRENERScorer(model.get_dim("nO"), settings)
         model._layers.append(
             pytorch_wrapper(
                 scorer,

@@ -4,7 +4,7 @@ import pytest
 import spacy
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.models.crener import build_crener, crener_head, plan_doc_windows
+from spacy_globalner.ml.models.crener import build_crener, crener_head, crener_settings, plan_doc_windows
 
 SMALL = dict(
     token_width=16,
@@ -25,7 +25,9 @@ N_TAGS = 6
 
 def _head(**overrides):
     fix_random_seed(0)
-    head = crener_head(**{**SMALL, **overrides})
+    options = {**SMALL, **overrides}
+    cells = options.pop("max_batch_cells", 10**6)
+    head = crener_head(crener_settings(**options), max_batch_cells=cells, mixed_precision=False)
     head.set_dim("nO", N_TAGS)
     return head
 
@@ -60,6 +62,8 @@ def test_head_chunking_equals_one_batch():
     alone = _head(max_batch_cells=1)
     alone.initialize(X=X)
     alone.from_bytes(together.to_bytes())
+    # from_bytes brings the saved attrs too: the cell budget back to one.
+    alone.attrs["max_batch_cells"] = 1
     grids_a, backprop_a = together(X, is_train=False)
     grids_b, backprop_b = alone(X, is_train=False)
     for a, b in zip(grids_a, grids_b):
@@ -145,3 +149,24 @@ def test_plan_doc_windows_uses_sentences():
 def test_architecture_rejects_bad_settings(overrides, code):
     with pytest.raises(ValueError, match=code):
         build_crener(_tok2vec(), **{**SMALL, **overrides})
+
+
+def test_paper_enhancement_checks_grid_width_against_heads():
+    from thinc.api import Linear
+
+    tok2vec = Linear(4)  # never run: the settings are refused first
+    with pytest.raises(ValueError, match=r"\[E221\]"):
+        build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4, enhancement="paper")
+    # The pooled form and zero rounds do not need it.
+    build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4)
+    build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4, enhancement="paper", enhancement_rounds=0)
+
+
+def test_crener_settings_are_the_signature_defaults():
+    import inspect
+
+    settings = crener_settings()
+    parameters = inspect.signature(build_crener).parameters
+    for name in settings.__dataclass_fields__:
+        expected = parameters[name].default
+        assert getattr(settings, name) == (tuple(expected) if name == "dilations" else expected)

@@ -60,3 +60,106 @@ class RelationEnhancement(nn.Module):
         rows = self.to_rows(features)[:, :, None, :]
         columns = self.to_columns(features)[:, None, :, :]
         return grid + rows + columns
+
+
+class TagProjection(nn.Module):
+    """Tag-aware grid features, one projection per dilation rate, eq. (9)-(10):
+    TF_l(i, j) = W_l Q^l_ij + b_l, concatenated over the rates.
+
+    Departure from the paper: eq. (10) writes TF as the concatenation of four
+    tag blocks (NNC, PNC, HTC, THC) of width d_r; here each dilation rate's
+    block has one channel per output tag (d_r = n_out, which "aligns the
+    number of tags"), so TF has len(dilations) * n_out channels.
+
+    conv_width (int): Channels of each dilation rate's output Q^l.
+    n_rates (int): Number of dilation rates (blocks of the grid).
+    n_out (int): Tag-aware channels per rate.
+    """
+
+    def __init__(self, conv_width: int, n_rates: int, n_out: int):
+        super().__init__()
+        self.n_rates = n_rates
+        self.conv_width = conv_width
+        self.weight = nn.Parameter(torch.empty(n_rates, conv_width, n_out))
+        self.bias = nn.Parameter(torch.zeros(n_rates, n_out))
+        bound = conv_width**-0.5
+        nn.init.uniform_(self.weight, -bound, bound)
+        self.width = n_rates * n_out
+
+    def forward(self, grid: torch.Tensor) -> torch.Tensor:
+        """grid (torch.Tensor): (batch, n, n, n_rates * conv_width), the rates'
+            outputs side by side (DilatedConvolutions' output).
+        RETURNS (torch.Tensor): TF, (batch, n, n, n_rates * n_out).
+        """
+        blocks = grid.unflatten(-1, (self.n_rates, self.conv_width))
+        tags = torch.einsum("bxylc,lco->bxylo", blocks, self.weight.to(grid.dtype)) + self.bias.to(grid.dtype)
+        return tags.flatten(-2)
+
+
+class TwoStreamEnhancement(nn.Module):
+    """One round of the paper's relation enhancement, eq. (11)-(15), on
+    separate subject and object streams.
+
+    TF is max-pooled along each row (subject i) and each column (object j);
+    each stream is projected (W_s, W_o) and run through its own FFN (S-FFN,
+    O-FFN) to H_s, H_o; self-attention within each stream, then
+    cross-attention from it to the round's first subject/object vectors
+    (h^s, h^o of eq. 4); a linear layer and GELU (eq. 14); residual and
+    LayerNorm (eq. 15). The new H_s, H_o replace h^s, h^o in the conditional
+    layer norm of the next pass through the convolution module.
+
+    Departures: the self- and cross-attention weights are shared by the two
+    streams (the paper names one SelfAttention and one CrossAttention for
+    both); the FFNs are Linear-GELU-Linear.
+
+    tag_width (int): Channels of TF.
+    width (int): Width of the subject/object vectors (the grid width).
+    heads (int): Attention heads (must divide width).
+    dropout (float): Dropout inside the attention layers.
+    """
+
+    def __init__(self, tag_width: int, width: int, heads: int, dropout: float = 0.0):
+        super().__init__()
+        self.subject_ffn = nn.Sequential(
+            nn.Linear(tag_width, width), nn.Linear(width, width), nn.GELU(), nn.Linear(width, width)
+        )
+        self.object_ffn = nn.Sequential(
+            nn.Linear(tag_width, width), nn.Linear(width, width), nn.GELU(), nn.Linear(width, width)
+        )
+        self.self_attention = nn.MultiheadAttention(width, heads, dropout=dropout, batch_first=True)
+        self.cross_attention = nn.MultiheadAttention(width, heads, dropout=dropout, batch_first=True)
+        self.subject_out = nn.Linear(width, width)
+        self.object_out = nn.Linear(width, width)
+        self.subject_norm = nn.LayerNorm(width)
+        self.object_norm = nn.LayerNorm(width)
+
+    def forward(
+        self,
+        tags: torch.Tensor,
+        subjects: torch.Tensor,
+        objects: torch.Tensor,
+        cell_mask: torch.Tensor,
+        token_mask: torch.Tensor,
+    ):
+        """tags (torch.Tensor): TF, (batch, n, n, tag_width).
+        subjects, objects (torch.Tensor): h^s, h^o (batch, n, width), the
+            cross-attention's keys and values.
+        cell_mask (torch.Tensor): Bool (batch, n, n); token_mask: bool (batch, n).
+        RETURNS (Tuple[torch.Tensor, torch.Tensor]): H_s, H_o of the next
+            round, (batch, n, width) each, zero at padding.
+        """
+        tags = tags.masked_fill(~cell_mask[..., None], torch.finfo(tags.dtype).min)
+        padding = ~token_mask
+        rows = tags.amax(dim=2).masked_fill(padding[..., None], 0.0)
+        columns = tags.amax(dim=1).masked_fill(padding[..., None], 0.0)
+        streams = []
+        for pooled, ffn, memory, out, norm in (
+            (rows, self.subject_ffn, subjects, self.subject_out, self.subject_norm),
+            (columns, self.object_ffn, objects, self.object_out, self.object_norm),
+        ):
+            H = ffn(pooled)
+            attended, _ = self.self_attention(H, H, H, key_padding_mask=padding, need_weights=False)
+            crossed, _ = self.cross_attention(attended, memory, memory, key_padding_mask=padding, need_weights=False)
+            H = norm(H + F.gelu(out(crossed)))
+            streams.append(H.masked_fill(padding[..., None], 0.0))
+        return streams[0], streams[1]

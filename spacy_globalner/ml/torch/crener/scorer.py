@@ -1,8 +1,19 @@
 """The CRENER grid scorer as a plain torch module (no spaCy, no Thinc).
 
-token vectors -> (BiLSTM) -> subject/object projections -> conditional layer
-norm grid + distance/region embeddings -> MLP -> dilated convolutions ->
-relation enhancement rounds -> co-predictor (biaffine + grid MLP).
+token vectors -> (BiLSTM) -> (adapted Transformer) -> subject/object
+projections -> conditional layer norm grid + distance/region (+ attention)
+embeddings -> MLP -> dilated convolutions -> relation enhancement rounds ->
+co-predictor (biaffine + grid MLP).
+
+Two forms of relation enhancement (settings.enhancement):
+- "pooled" (spacy-globalner.CRENER.v1's): one stream, pooled over rows and
+  columns, attended, and added to the grid as row and column biases; the
+  grid is convolved once.
+- "paper" (the CRENER paper's eq. 9-15): tag-aware features from one
+  projection per dilation rate, separate subject and object streams, and
+  each round's streams fed back through the conditional layer norm and the
+  dilated convolutions: enhancement_rounds rounds convolve the grid
+  enhancement_rounds + 1 times.
 
 The output has one channel per tag plus a threshold class in front (channel 0):
 learned per cell, or fixed at 0.
@@ -13,76 +24,82 @@ from typing import Sequence
 import torch
 from torch import nn
 
+from .adapted_transformer import AdaptedTransformer
+from .attention_embedding import AttentionEmbedding
 from .co_predictor import CoPredictor
 from .conditional_layer_norm import ConditionalLayerNorm
 from .context_encoder import BiLSTMContext
 from .dilated_convolution import DilatedConvolutions
 from .grid_position import GridPosition
-from .relation_enhancement import RelationEnhancement
+from .relation_enhancement import RelationEnhancement, TagProjection, TwoStreamEnhancement
+from .settings import CRENERSettings
+
+ENHANCEMENTS = ("pooled", "paper")
+PREDICTOR_INPUTS = ("grid", "tags", "grid+tags")
+CLN_BIASES = ("subject", "object")
 
 
 class CRENERScorer(nn.Module):
     """Score every tag of every token pair of each sequence in a padded batch.
 
     n_tags (int): Number of tags per cell (without the threshold class).
-    token_width (int): Width of the token representations.
-    context_depth (int): BiLSTM layers over the token vectors; 0 for none.
-    grid_width (int): Width of the conditional layer norm grid.
-    distance_width (int): Width of the relative distance embedding.
-    region_width (int): Width of the region embedding.
-    conv_width (int): Channels going into the dilated convolutions.
-    dilations (Sequence[int]): Dilation of each convolution.
-    enhancement_rounds (int): Relation enhancement rounds; 0 for none.
-    attention_heads (int): Heads of the enhancement's attention.
-    biaffine_width (int): Width of the biaffine scorer's projections.
-    predictor_width (int): Hidden width of the co-predictor's grid MLP.
-    learned_threshold (bool): Predict the threshold class per cell; else it is 0.
-    dropout (float): Dropout rate (the Thinc layer updates it from the pipe).
+    settings (CRENERSettings): Widths and switches (the architecture's).
     """
 
-    def __init__(
-        self,
-        n_tags: int,
-        *,
-        token_width: int = 128,
-        context_depth: int = 1,
-        grid_width: int = 64,
-        distance_width: int = 16,
-        region_width: int = 16,
-        conv_width: int = 48,
-        dilations: Sequence[int] = (1, 2, 3),
-        enhancement_rounds: int = 1,
-        attention_heads: int = 4,
-        biaffine_width: int = 64,
-        predictor_width: int = 64,
-        learned_threshold: bool = True,
-        dropout: float = 0.1,
-    ):
+    def __init__(self, n_tags: int, settings: CRENERSettings):
         super().__init__()
+        s = settings
+        self.settings = settings
         self.n_tags = n_tags
-        self.learned_threshold = learned_threshold
-        n_out = n_tags + int(learned_threshold)
+        self.learned_threshold = s.learned_threshold
+        n_out = n_tags + int(s.learned_threshold)
         with warnings.catch_warnings():
             # The tok2vec's width is only known from the first batch (or the
             # weights being loaded), so the first projection is lazy.
             warnings.filterwarnings("ignore", message="Lazy modules")
-            self.input = nn.LazyLinear(token_width)
-        self.input_dropout = nn.Dropout(dropout)
-        self.context = BiLSTMContext(token_width, context_depth) if context_depth > 0 else None
-        self.subject = nn.Linear(token_width, grid_width)
-        self.object = nn.Linear(token_width, grid_width)
-        self.layer_norm = ConditionalLayerNorm(grid_width)
-        self.position = GridPosition(distance_width, region_width)
+            self.input = nn.LazyLinear(s.token_width)
+        self.input_dropout = nn.Dropout(s.dropout)
+        self.context = BiLSTMContext(s.token_width, s.context_depth) if s.context_depth > 0 else None
+        self.transformer = (
+            AdaptedTransformer(s.token_width, s.transformer_depth, s.attention_heads, s.dropout)
+            if s.transformer_depth > 0
+            else None
+        )
+        self.subject = nn.Linear(s.token_width, s.grid_width)
+        self.object = nn.Linear(s.token_width, s.grid_width)
+        self.layer_norm = ConditionalLayerNorm(s.grid_width, bias_from=s.cln_bias_from)
+        self.position = GridPosition(s.distance_width, s.region_width)
+        self.attention_embedding = (
+            AttentionEmbedding(s.token_width, s.attention_embedding_width)
+            if s.attention_embedding_width > 0
+            else None
+        )
         self.reduce = nn.Sequential(
-            nn.Linear(grid_width + self.position.width, conv_width), nn.GELU(), nn.Dropout(dropout)
+            nn.Linear(s.grid_width + self.position.width + s.attention_embedding_width, s.conv_width),
+            nn.GELU(),
+            nn.Dropout(s.dropout),
         )
-        self.convolutions = DilatedConvolutions(conv_width, dilations)
-        self.enhancements = nn.ModuleList(
-            RelationEnhancement(self.convolutions.width, token_width, n_out, attention_heads)
-            for _ in range(enhancement_rounds)
-        )
+        self.convolutions = DilatedConvolutions(s.conv_width, s.dilations, parallel=s.parallel_dilations)
+        self.paper_enhancement = s.enhancement == "paper"
+        wants_tags = self.paper_enhancement or s.predictor_input != "grid"
+        self.tags = TagProjection(s.conv_width, len(s.dilations), n_out) if wants_tags else None
+        if self.paper_enhancement:
+            self.enhancements = nn.ModuleList(
+                TwoStreamEnhancement(self.tags.width, s.grid_width, s.attention_heads, s.dropout)
+                for _ in range(s.enhancement_rounds)
+            )
+        else:
+            self.enhancements = nn.ModuleList(
+                RelationEnhancement(self.convolutions.width, s.token_width, n_out, s.attention_heads)
+                for _ in range(s.enhancement_rounds)
+            )
+        predictor_width = {
+            "grid": self.convolutions.width,
+            "tags": self.tags.width if self.tags is not None else 0,
+            "grid+tags": self.convolutions.width + (self.tags.width if self.tags is not None else 0),
+        }[s.predictor_input]
         self.predictor = CoPredictor(
-            token_width, self.convolutions.width, biaffine_width, predictor_width, n_out, dropout
+            s.token_width, predictor_width, s.biaffine_width, s.predictor_width, n_out, s.dropout
         )
 
     def set_dropout_rate(self, rate: float) -> None:
@@ -103,14 +120,36 @@ class CRENERScorer(nn.Module):
         tokens = self.input_dropout(self.input(X))
         if self.context is not None:
             tokens = self.context(tokens, lengths)
-        grid = self.layer_norm(self.object(tokens), self.subject(tokens))
-        position = self.position(n, X.device).to(grid.dtype)
-        grid = torch.cat((grid, position.expand(grid.shape[0], -1, -1, -1)), dim=-1)
-        grid = self.reduce(grid).masked_fill(~cell_mask[..., None], 0.0)
-        grid = self.convolutions(grid, cell_mask)
-        for enhancement in self.enhancements:
-            grid = enhancement(grid, tokens, cell_mask, token_mask)
+        if self.transformer is not None:
+            tokens = self.transformer(tokens, token_mask)
+        # The grid embeddings that do not change between rounds.
+        embeddings = [self.position(n, X.device)[None].expand(X.shape[0], -1, -1, -1)]
+        if self.attention_embedding is not None:
+            embeddings.append(self.attention_embedding(tokens, token_mask))
+        subjects, objects = self.subject(tokens), self.object(tokens)
+        grid = self._convolve(subjects, objects, embeddings, cell_mask)
+        tags = None
+        if self.paper_enhancement:
+            first_subjects, first_objects = subjects, objects
+            for enhancement in self.enhancements:
+                subjects, objects = enhancement(self.tags(grid), first_subjects, first_objects, cell_mask, token_mask)
+                grid = self._convolve(subjects, objects, embeddings, cell_mask)
+        else:
+            for enhancement in self.enhancements:
+                grid = enhancement(grid, tokens, cell_mask, token_mask)
+        if self.settings.predictor_input != "grid":
+            tags = self.tags(grid)
+            grid = tags if self.settings.predictor_input == "tags" else torch.cat((grid, tags), dim=-1)
         scores = self.predictor(tokens, grid)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
+
+    def _convolve(self, subjects, objects, embeddings, cell_mask) -> torch.Tensor:
+        """The convolution module: CLN grid of (subjects, objects), joined by
+        the grid embeddings, reduced by MLP_1 (eq. 7), then the dilated
+        convolutions (eq. 8)."""
+        grid = self.layer_norm(objects, subjects)
+        grid = torch.cat([grid] + [e.to(grid.dtype) for e in embeddings], dim=-1)
+        grid = self.reduce(grid).masked_fill(~cell_mask[..., None], 0.0)
+        return self.convolutions(grid, cell_mask)

@@ -11,6 +11,7 @@ from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvoluti
 from spacy_globalner.ml.torch.crener.grid_position import GridPosition, distance_buckets, region_ids
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
+from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
 
 TINY = dict(
@@ -120,7 +121,7 @@ def test_co_predictor_shape():
 @pytest.mark.parametrize("learned_threshold", [True, False])
 def test_scorer_shapes_backward_and_batching(learned_threshold):
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, learned_threshold=learned_threshold, **TINY)
+    scorer = CRENERScorer(6, crener_settings(**TINY, learned_threshold=learned_threshold))
     X = torch.randn(3, 7, 5, requires_grad=True)
     lengths = torch.tensor([7, 4, 1])
     scores = scorer(X, lengths)
@@ -140,7 +141,7 @@ def test_scorer_shapes_backward_and_batching(learned_threshold):
 
 def test_scorer_gradcheck_tiny():
     torch.manual_seed(0)
-    scorer = CRENERScorer(4, **{**TINY, "token_width": 4, "grid_width": 3, "conv_width": 2}).double()
+    scorer = CRENERScorer(4, crener_settings(**{**TINY, "token_width": 4, "grid_width": 3, "conv_width": 2})).double()
     X = torch.randn(1, 3, 2, dtype=torch.float64, requires_grad=True)
     lengths = torch.tensor([3])
     scorer(X, lengths)  # materialise the lazy input projection
@@ -148,7 +149,7 @@ def test_scorer_gradcheck_tiny():
 
 
 def test_scorer_dropout_rate_is_settable():
-    scorer = CRENERScorer(4, **TINY)
+    scorer = CRENERScorer(4, crener_settings(**TINY))
     scorer.set_dropout_rate(0.3)
     rates = {m.p for m in scorer.modules() if isinstance(m, torch.nn.Dropout)}
     assert rates == {0.3}
@@ -187,7 +188,7 @@ def test_threshold_loss_fp16_input_is_fp32_and_finite():
 def test_scorer_is_finite_in_reduced_precision(dtype):
     """Masks use the dtype's own minimum, so fp16/bf16 never overflow."""
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, **TINY)
+    scorer = CRENERScorer(6, crener_settings(**TINY))
     X = torch.randn(2, 9, 5) * 50
     lengths = torch.tensor([9, 4])
     scorer(X, lengths)
