@@ -175,7 +175,7 @@ def predict_speed(
         nlp = load_model_from_config(load_config(config_path), auto_fill=True)
         train = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))
         examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in train]
-        optimizer = nlp.initialize(lambda: examples[:400])
+        optimizer = nlp.initialize(lambda examples=examples: examples[:400])
         for i in range(updates):
             lo = (40 * i) % max(len(examples) - 40, 1)
             nlp.update(examples[lo : lo + 40], sgd=optimizer)

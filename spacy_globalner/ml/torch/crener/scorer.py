@@ -19,7 +19,6 @@ The output has one channel per tag plus a threshold class in front (channel 0):
 learned per cell, or fixed at 0.
 """
 import warnings
-from typing import Sequence
 
 import torch
 from torch import nn

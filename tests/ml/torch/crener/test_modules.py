@@ -3,6 +3,7 @@ unbatched, and finite-difference gradient checks on tiny instances."""
 import pytest
 import torch
 
+from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.biaffine import Biaffine
 from spacy_globalner.ml.torch.crener.co_predictor import CoPredictor
 from spacy_globalner.ml.torch.crener.conditional_layer_norm import ConditionalLayerNorm
@@ -11,7 +12,6 @@ from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvoluti
 from spacy_globalner.ml.torch.crener.grid_position import GridPosition, distance_buckets, region_ids
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
-from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
 
 TINY = dict(
