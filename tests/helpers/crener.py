@@ -3,6 +3,7 @@ gold, and examples whose tokens are the text's whitespace-separated words."""
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
+from thinc.api import Adam, fix_random_seed
 
 SMALL_TOK2VEC = {
     "@architectures": "spacy.HashEmbedCNN.v2",
@@ -53,3 +54,14 @@ def example_of(nlp: Language, text: str, spans) -> Example:
 
 def spans_of(doc: Doc):
     return sorted((span.start, span.end, span.label_) for span in doc.spans["sc"])
+
+
+def train(nlp: Language, examples, n_updates: int = 50):
+    fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    # The small test model needs a livelier rate than spaCy's default 0.001
+    # to overfit within 50 updates.
+    optimizer = Adam(0.003)
+    for _ in range(n_updates):
+        nlp.update(examples, sgd=optimizer, losses={})
+    return nlp

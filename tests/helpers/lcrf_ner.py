@@ -1,7 +1,9 @@
 """What the lcrf_ner tests share: two German sentences of flat gold and
 their examples."""
+import spacy
 from spacy.tokens import Span
 from spacy.training import Example
+from thinc.api import fix_random_seed
 
 TRAIN_DATA = [
     ("Angela Merkel besuchte gestern Paris und Rom .",
@@ -23,3 +25,21 @@ def make_examples(nlp, data=TRAIN_DATA, key=None):
             reference.spans[key] = gold
         examples.append(Example(nlp.make_doc(text), reference))
     return examples
+
+
+def overfit(config=None, n_iter=30):
+    fix_random_seed(0)
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe("lcrf_ner", config=config or {})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer, drop=0.0)
+    return nlp, pipe, examples
+
+
+def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
+    docs = list(nlp.pipe(texts))
+    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
+    scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
+    return ents, scores

@@ -6,10 +6,10 @@ import pytest
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
-from thinc.api import Adam, fix_random_seed
+from thinc.api import fix_random_seed
 
 from spacy_globalner import CRENER, highest_score_filter
-from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of
+from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of, train
 
 
 def _nlp(**config) -> Language:
@@ -18,23 +18,12 @@ def _nlp(**config) -> Language:
     return nlp
 
 
-def _train(nlp: Language, examples, n_updates: int = 50):
-    fix_random_seed(0)
-    nlp.initialize(lambda: examples)
-    # The small test model needs a livelier rate than spaCy's default 0.001
-    # to overfit within 50 updates.
-    optimizer = Adam(0.003)
-    for _ in range(n_updates):
-        nlp.update(examples, sgd=optimizer, losses={})
-    return nlp
-
-
 @pytest.fixture(scope="module")
 def trained():
     """The small model overfit on TRAIN_DATA (seed 0, 50 updates of Adam 0.003)."""
     nlp = _nlp()
     examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
-    return _train(nlp, examples), examples
+    return train(nlp, examples), examples
 
 
 def test_add_pipe_defaults():
@@ -252,7 +241,7 @@ def test_listener_tok2vec():
     listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}
     nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": listener}})
     examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
-    _train(nlp, examples, n_updates=3)
+    train(nlp, examples, n_updates=3)
     doc = nlp(TRAIN_DATA[0][0])
     assert "sc" in doc.spans
 

@@ -3,7 +3,7 @@ of the architecture at its paper setting overfits two sentences, and the
 saved pipeline loads back with its settings from the config."""
 import spacy
 
-from tests.pipeline.test_crener import SMALL_MODEL, TRAIN_DATA, _example, _spans, _train
+from tests.helpers.crener import SMALL_MODEL, TRAIN_DATA, example_of, spans_of, train
 
 PAPER_MODEL = {
     **SMALL_MODEL,
@@ -20,17 +20,17 @@ PAPER_MODEL = {
 def test_paper_model_overfits_two_sentences(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("crener", config={"model": PAPER_MODEL})
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
-    _train(nlp, examples, n_updates=60)
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
+    train(nlp, examples, n_updates=60)
     for (_, spans), example in zip(TRAIN_DATA, examples):
-        assert _spans(nlp(example.predicted.copy())) == sorted(spans)
+        assert spans_of(nlp(example.predicted.copy())) == sorted(spans)
     scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
     assert scorer.settings.enhancement == "paper" and scorer.transformer is not None
     nlp.to_disk(tmp_path)
     loaded = spacy.load(tmp_path)
     assert loaded.config["components"]["crener"]["model"]["enhancement"] == "paper"
     for example in examples:
-        assert _spans(loaded(example.predicted.copy())) == _spans(nlp(example.predicted.copy()))
+        assert spans_of(loaded(example.predicted.copy())) == spans_of(nlp(example.predicted.copy()))
 
 
 NEW_SETTINGS = (
@@ -50,8 +50,8 @@ def test_pipeline_saved_before_the_new_settings_loads(tmp_path):
 
     nlp = spacy.blank("en")
     nlp.add_pipe("crener", config={"model": SMALL_MODEL})
-    examples = [_example(nlp, text, spans) for text, spans in TRAIN_DATA]
-    _train(nlp, examples, n_updates=5)
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
+    train(nlp, examples, n_updates=5)
     nlp.to_disk(tmp_path)
     config = Config().from_disk(tmp_path / "config.cfg", interpolate=False)
     for name in NEW_SETTINGS:

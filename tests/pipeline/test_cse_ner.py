@@ -9,7 +9,7 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CSENER
-from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
 
 
 def overfit(config=None, n_iter=40):

@@ -7,30 +7,12 @@ import spacy
 from thinc.api import fix_random_seed
 
 from spacy_globalner import LCRFNER
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
-
-
-def overfit(config=None, n_iter=30):
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner", config=config or {})
-    examples = make_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer, drop=0.0)
-    return nlp, pipe, examples
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
 @pytest.fixture(scope="module")
 def trained():
     return overfit()
-
-
-def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
-    docs = list(nlp.pipe(texts))
-    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
-    scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
-    return ents, scores
 
 
 def test_add_pipe_with_defaults():

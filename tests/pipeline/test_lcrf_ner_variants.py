@@ -7,7 +7,7 @@ import spacy
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner.ml.torch.lcrf_ner.scorer import ZeroTransitions
-from tests.pipeline.test_lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
 def torch_module(pipe):
