@@ -379,6 +379,9 @@ class SpanPipe(TrainablePipe):
 
     def _load_model(self, data: bytes, where: str) -> None:
         self._init_model_shape()
+        # Thinc restores each node's saved attrs; the head's attrs are the
+        # architecture's settings, which the config gives (as for cfg above).
+        configured = [(node, dict(node.attrs)) for node in self.model.get_ref("head").walk()]
         try:
             self.model.from_bytes(data)
         # msgpack, Thinc's dimension checks and torch's state dict each raise
@@ -400,6 +403,8 @@ class SpanPipe(TrainablePipe):
                     err=f"the weights have {n_outputs} outputs, the labels need {self._n_head_outputs()}",
                 )
             )
+        for node, attrs in configured:
+            node.attrs.update(attrs)
         count, param = non_finite_weights(self.model)
         if count:
             raise ValueError(Errors.E016.format(name=self.name, where=where, count=count, param=param))

@@ -269,3 +269,18 @@ def test_user_process_loads_settings_and_refuses_damage(name, tmp_path):
     lines = result.stdout.splitlines()
     assert "key genia" in lines
     assert any(line.startswith("error [E015]") and str(damaged / name / "model") in line for line in lines)
+
+
+def test_architecture_setting_given_at_load_is_used(tmp_path):
+    """The head's attrs are the architecture's settings: a value given at load
+    wins over the saved one, as for the component's settings."""
+    nlp = load("crener")
+    head = nlp.get_pipe("crener").model.get_ref("head")
+    saved = head.attrs["max_batch_cells"]
+    override = {"components": {"crener": {"model": {"max_batch_cells": saved // 4}}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = spacy.load(trained_dir("crener"), config=override)
+    assert loaded.get_pipe("crener").model.get_ref("head").attrs["max_batch_cells"] == saved // 4
+    texts = ["IL-2 gene expression requires NF-kappa B activation ."]
+    assert [s.text for s in loaded(texts[0]).spans["sc"]] == [s.text for s in nlp(texts[0]).spans["sc"]]
