@@ -13,7 +13,7 @@ from typing import Tuple
 
 import numpy
 
-from .tag_runs import fill_runs, linked_runs, runs_to_spans
+from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
 
 
 def n_iob_tags(n_labels: int) -> int:
@@ -50,9 +50,7 @@ def spans_to_tags(
     n_labels (int): Number of entity labels.
     RETURNS (numpy.ndarray): Int64 tag ids (length,).
     """
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
+    starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
     tags = numpy.full((length,), 2 * n_labels, dtype="int64")
     fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 1, 0), label_ids + n_labels)
     tags[starts] = label_ids
@@ -73,8 +71,7 @@ def tags_to_spans(
     RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
         label_ids of the entities, ordered by doc then start.
     """
-    tags = numpy.asarray(tags, dtype="int64")
-    lengths = numpy.asarray(lengths, dtype="int64")
+    tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape
     valid = numpy.arange(max_length)[None, :] < lengths[:, None]
     is_begin = valid & (tags < n_labels)

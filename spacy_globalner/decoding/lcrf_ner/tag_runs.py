@@ -7,6 +7,11 @@ from typing import Tuple
 import numpy
 
 
+def int64_arrays(*arrays) -> Tuple[numpy.ndarray, ...]:
+    """Each argument as an int64 array (a view where it already is one)."""
+    return tuple(numpy.asarray(array, dtype="int64") for array in arrays)
+
+
 def fill_runs(tags: numpy.ndarray, firsts: numpy.ndarray, sizes: numpy.ndarray, tag_ids: numpy.ndarray) -> None:
     """Write tag_ids[i] on the sizes[i] tokens from firsts[i] on, in place.
 

@@ -1,6 +1,6 @@
 import numpy
 
-from spacy_globalner.decoding.lcrf_ner.tag_runs import fill_runs, linked_runs, runs_to_spans
+from spacy_globalner.decoding.lcrf_ner.tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
 
 
 def test_fill_runs_writes_each_run_and_skips_empty_ones():
@@ -28,3 +28,8 @@ def test_runs_to_spans_of_empty_docs():
     empty = numpy.zeros((0,), dtype="int64")
     doc_ids, starts, ends, label_ids = runs_to_spans(empty, empty, types)
     assert doc_ids.size == starts.size == ends.size == label_ids.size == 0
+
+
+def test_int64_arrays():
+    tags, lengths = int64_arrays([[1, 2]], numpy.asarray([2], dtype="int32"))
+    assert tags.dtype == lengths.dtype == numpy.int64 and tags.shape == (1, 2)
