@@ -20,7 +20,13 @@ from ..errors import Errors, Warnings
 from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.cse_ner.scorer import cse_loss
 from .ents_filters import highest_score_filter
-from .flat_ner import EntityFixCounts, FlatSpanPipe, expected_scores_shape, whitespace_tokens
+from .flat_ner import (
+    FLAT_NER_SCORE_WEIGHTS,
+    EntityFixCounts,
+    FlatSpanPipe,
+    expected_scores_shape,
+    whitespace_tokens,
+)
 from .scoring import score_spans_and_ents
 
 DEFAULT_CSE_NER_MODEL = """
@@ -53,14 +59,7 @@ DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
-    default_score_weights={
-        "ents_f": 1.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "spans_sc_f": 0.0,
-        "spans_sc_p": 0.0,
-        "spans_sc_r": 0.0,
-    },
+    default_score_weights=dict(FLAT_NER_SCORE_WEIGHTS),
 )
 def make_cse_ner(
     nlp: Language,

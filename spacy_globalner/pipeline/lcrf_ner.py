@@ -23,6 +23,7 @@ from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
 from ..validation import check_bool
 from .ents_filters import highest_score_filter
 from .flat_ner import (  # noqa: F401 (EntityFixCounts, outermost_spans: imported from here)
+    FLAT_NER_SCORE_WEIGHTS,
     EntityFixCounts,
     FlatSpanPipe,
     expected_scores_shape,
@@ -65,14 +66,7 @@ DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
-    default_score_weights={
-        "ents_f": 1.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "spans_sc_f": 0.0,
-        "spans_sc_p": 0.0,
-        "spans_sc_r": 0.0,
-    },
+    default_score_weights=dict(FLAT_NER_SCORE_WEIGHTS),
 )
 def make_lcrf_ner(
     nlp: Language,

@@ -51,3 +51,12 @@ def test_outermost_spans_keep_the_longest_then_the_earliest():
 @pytest.mark.parametrize("lengths,expected", [([3, 5, 0], (3, 5, 7)), ([], (0, 0, 7))])
 def test_expected_scores_shape(lengths, expected):
     assert expected_scores_shape(numpy.asarray(lengths, dtype="int64"), 7) == expected
+
+
+@pytest.mark.parametrize("factory", ["lcrf_ner", "cse_ner"])
+def test_flat_heads_weigh_ents_f(factory):
+    nlp = spacy.blank("en")
+    nlp.add_pipe(factory)
+    weights = nlp.config["training"]["score_weights"]
+    assert weights["ents_f"] == 1.0
+    assert all(weights[key] == 0.0 for key in ("ents_p", "ents_r", "spans_sc_f", "spans_sc_p", "spans_sc_r"))
