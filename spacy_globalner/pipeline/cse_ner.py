@@ -3,12 +3,10 @@ per token a start and an end probability and a class, decoded by rules that
 make an inconsistent output impossible.
 """
 import math
-import warnings
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
-from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -22,10 +20,14 @@ from ..errors import Errors, Warnings
 from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.cse_ner.scorer import cse_loss
 from .ents_filters import highest_score_filter
-from .gold import aligned_gold_spans
-from .lcrf_ner import EntityFixCounts, outermost_spans
+from .flat_ner import (
+    FLAT_NER_SCORE_WEIGHTS,
+    EntityFixCounts,
+    FlatSpanPipe,
+    expected_scores_shape,
+    whitespace_tokens,
+)
 from .scoring import score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe
 
 DEFAULT_CSE_NER_MODEL = """
 [model]
@@ -57,14 +59,7 @@ DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
-    default_score_weights={
-        "ents_f": 1.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "spans_sc_f": 0.0,
-        "spans_sc_p": 0.0,
-        "spans_sc_r": 0.0,
-    },
+    default_score_weights=dict(FLAT_NER_SCORE_WEIGHTS),
 )
 def make_cse_ner(
     nlp: Language,
@@ -85,7 +80,7 @@ def make_cse_ner(
     )
 
 
-class CSENER(SpanPipe):
+class CSENER(FlatSpanPipe):
     """Find entities by their start and end tokens and give each a class.
 
     The output is flat: the entities go to doc.ents and, with their scores
@@ -94,6 +89,8 @@ class CSENER(SpanPipe):
     head_lr_scale. `marker_fix_counts` counts the decoded docs whose markers
     above the threshold did not pair up, so that a marker had to be added.
     """
+
+    overlapping_gold_warning = Warnings.W130
 
     def __init__(
         self,
@@ -129,12 +126,6 @@ class CSENER(SpanPipe):
         )
         self.marker_fix_counts = EntityFixCounts()
 
-    def _initialize_settings(
-        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
-    ) -> None:
-        """Warn once about gold spans that overlap: only the outermost are learned."""
-        self._warn_overlapping_gold(get_examples)
-
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
         self._check_scores(scores, lengths)
@@ -146,7 +137,7 @@ class CSENER(SpanPipe):
         class_probs /= class_probs.sum(axis=2, keepdims=True)
         # Whitespace tokens are never part of an entity (as in spaCy's ner):
         # they can be neither a marker nor the place of an added one.
-        outside = _whitespace_tokens(docs, logits.shape[1])
+        outside = whitespace_tokens(docs, logits.shape[1])
         start_probs[outside] = 0.0
         end_probs[outside] = 0.0
         found, repaired = decode_cse_ner(start_probs, end_probs, class_probs, lengths, threshold=self.cfg["threshold"])
@@ -190,24 +181,15 @@ class CSENER(SpanPipe):
         ends = numpy.zeros((len(examples), max_length), dtype="float32")
         classes = numpy.full((len(examples), max_length), n_labels, dtype="int64")
         for row, example in enumerate(examples):
-            for span in outermost_spans(self._gold_spans(example)):
+            for span in self._outermost_gold_spans(example):
                 starts[row, span.start] = 1.0
                 ends[row, span.end - 1] = 1.0
                 classes[row, span.start : span.end] = label_index[span.label_]
         return starts, ends, classes
 
-    def _warn_overlapping_gold(self, get_examples: Callable[[], Iterable[Example]]) -> None:
-        total = dropped = 0
-        for example in get_examples():
-            aligned, _ = aligned_gold_spans(example, self.key)
-            total += len(aligned)
-            dropped += len(aligned) - len(outermost_spans(aligned))
-        if dropped:
-            warnings.warn(Warnings.W130.format(count=dropped, total=total, name=self.name))
-
-    def _check_scores(self, scores: Floats3d, lengths: Sequence[int]) -> None:
-        max_length = int(max(lengths, default=0))
-        expected = (len(lengths), max_length, 2 + len(self.labels) + 1)
+    def _check_scores(self, scores: Floats3d, lengths: numpy.ndarray) -> None:
+        expected = expected_scores_shape(lengths, 2 + len(self.labels) + 1)
+        max_length = expected[1]
         if tuple(scores.shape) != expected:
             raise ValueError(
                 Errors.E131.format(
@@ -220,10 +202,3 @@ class CSENER(SpanPipe):
 def _sigmoid(x: numpy.ndarray) -> numpy.ndarray:
     return 0.5 * (1.0 + numpy.tanh(0.5 * x))
 
-
-def _whitespace_tokens(docs: List[Doc], max_length: int) -> numpy.ndarray:
-    """Bool (n_docs, max_length): True at whitespace tokens."""
-    outside = numpy.zeros((len(docs), max_length), dtype=bool)
-    for row, doc in enumerate(docs):
-        outside[row, : len(doc)] = doc.to_array([IS_SPACE]).reshape(-1).astype(bool)
-    return outside

@@ -1,14 +1,12 @@
 """The `lcrf_ner` component: flat NER with a linear-chain CRF whose forbidden
 IOB transitions carry learned penalties (Zöllner et al., 2021).
 """
-import warnings
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Tuple, Union
 
 import numpy
 import torch
-from spacy.attrs import IS_SPACE
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, torch2xp, xp2torch
@@ -23,10 +21,16 @@ from ..errors import Errors, Warnings
 from ..ml.models.lcrf_ner import build_lcrf_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
 from ..validation import check_bool
-from .ents_filters import highest_score_filter, longest_first_filter
-from .gold import aligned_gold_spans
+from .ents_filters import highest_score_filter
+from .flat_ner import (  # noqa: F401 (EntityFixCounts, outermost_spans: imported from here)
+    FLAT_NER_SCORE_WEIGHTS,
+    EntityFixCounts,
+    FlatSpanPipe,
+    expected_scores_shape,
+    outermost_spans,
+    whitespace_tokens,
+)
 from .scoring import score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe
 
 CRFScores = Tuple[Floats3d, Floats2d]
 
@@ -62,14 +66,7 @@ DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
-    default_score_weights={
-        "ents_f": 1.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-        "spans_sc_f": 0.0,
-        "spans_sc_p": 0.0,
-        "spans_sc_r": 0.0,
-    },
+    default_score_weights=dict(FLAT_NER_SCORE_WEIGHTS),
 )
 def make_lcrf_ner(
     nlp: Language,
@@ -99,33 +96,7 @@ def make_lcrf_ner(
     )
 
 
-class EntityFixCounts:
-    """How many raw Viterbi outputs (non-empty docs) had a forbidden transition
-    that Entity-Fix repairs (or would repair, when it is switched off).
-    """
-
-    def __init__(self) -> None:
-        self.sequences = 0
-        self.repaired = 0
-
-    @property
-    def share(self) -> float:
-        """RETURNS (float): repaired / sequences, 0.0 before any decoding."""
-        return self.repaired / self.sequences if self.sequences else 0.0
-
-    def add(self, sequences: int, repaired: int) -> None:
-        self.sequences += sequences
-        self.repaired += repaired
-
-    def reset(self) -> None:
-        self.sequences = 0
-        self.repaired = 0
-
-    def __repr__(self) -> str:
-        return f"EntityFixCounts(repaired={self.repaired}, sequences={self.sequences})"
-
-
-class LCRFNER(SpanPipe):
+class LCRFNER(FlatSpanPipe):
     """Tag tokens B-X / I-X / O (or BIOES) with a linear-chain CRF, or with
     independent softmaxes for the baseline, and read the entities.
 
@@ -138,6 +109,8 @@ class LCRFNER(SpanPipe):
     settings of the model. `entity_fix_counts` counts the decoded docs whose
     raw path Entity-Fix had to repair.
     """
+
+    overlapping_gold_warning = Warnings.W100
 
     def __init__(
         self,
@@ -176,12 +149,6 @@ class LCRFNER(SpanPipe):
         """The model's tag scheme, "iob" or "bioes"."""
         return self.model.get_ref("head").attrs["tag_scheme"]
 
-    def _initialize_settings(
-        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
-    ) -> None:
-        """Warn once about gold spans that overlap: only the outermost are learned."""
-        self._warn_overlapping_gold(get_examples)
-
     def _decode(self, docs: List[Doc], scores: CRFScores) -> List[SpanArrays]:
         emissions, transitions = scores
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
@@ -193,7 +160,7 @@ class LCRFNER(SpanPipe):
             len(self.labels),
             constrained=self.cfg["constrained"],
             entity_fix=self.cfg["entity_fix"],
-            outside=_whitespace_tokens(docs, int(lengths.max(initial=0))),
+            outside=whitespace_tokens(docs, int(lengths.max(initial=0))),
             tag_scheme=self.tag_scheme,
         )
         self.entity_fix_counts.add(int((lengths > 0).sum()), int(repaired.sum()))
@@ -245,7 +212,7 @@ class LCRFNER(SpanPipe):
         scheme = self.tag_scheme
         tags = numpy.full((len(examples), max_length), scheme_tags(scheme, n_labels) - 1, dtype="int64")
         for row, (example, length) in enumerate(zip(examples, lengths)):
-            spans = outermost_spans(self._gold_spans(example))
+            spans = self._outermost_gold_spans(example)
             tags[row, :length] = spans_to_tags(
                 scheme,
                 int(length),
@@ -256,19 +223,10 @@ class LCRFNER(SpanPipe):
             )
         return tags
 
-    def _warn_overlapping_gold(self, get_examples: Callable[[], Iterable[Example]]) -> None:
-        total = dropped = 0
-        for example in get_examples():
-            aligned, _ = aligned_gold_spans(example, self.key)
-            total += len(aligned)
-            dropped += len(aligned) - len(outermost_spans(aligned))
-        if dropped:
-            warnings.warn(Warnings.W100.format(count=dropped, total=total, name=self.name))
-
     def _check_scores(self, emissions: Floats3d, transitions: Floats2d, lengths: numpy.ndarray) -> None:
         n_tags = scheme_tags(self.tag_scheme, len(self.labels))
-        max_length = int(lengths.max(initial=0))
-        expected = (len(lengths), max_length, n_tags)
+        expected = expected_scores_shape(lengths, n_tags)
+        max_length = expected[1]
         expected_transitions = (n_tags + 2, n_tags + 2)
         if tuple(emissions.shape) != expected or tuple(transitions.shape) != expected_transitions:
             raise ValueError(
@@ -284,22 +242,6 @@ class LCRFNER(SpanPipe):
                 )
             )
 
-
-def _whitespace_tokens(docs: List[Doc], max_length: int) -> numpy.ndarray:
-    """Bool (n_docs, max_length): True at whitespace tokens, which are never
-    part of an entity (as in spaCy's ner).
-    """
-    outside = numpy.zeros((len(docs), max_length), dtype=bool)
-    for row, doc in enumerate(docs):
-        outside[row, : len(doc)] = doc.to_array([IS_SPACE]).reshape(-1).astype(bool)
-    return outside
-
-
-def outermost_spans(spans: Sequence[Span]) -> List[Span]:
-    """The non-overlapping layer a linear-chain CRF can tag: longest spans first
-    (so nested spans give way to the span around them), then the earliest.
-    """
-    return longest_first_filter(spans, [0.0] * len(spans))
 
 
 # The class name of the first release, kept for code that imports it.

@@ -15,6 +15,8 @@ from typing import Tuple
 
 import numpy
 
+from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
+
 
 def n_bioes_tags(n_labels: int) -> int:
     """Number of emitted tags (B-*, I-*, L-*, U-*, O) for `n_labels` labels."""
@@ -59,14 +61,9 @@ def spans_to_tags(
     n_labels (int): Number of entity labels.
     RETURNS (numpy.ndarray): Int64 tag ids (length,).
     """
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
+    starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
     tags = numpy.full((length,), 4 * n_labels, dtype="int64")
-    n_inside = numpy.maximum(ends - starts - 2, 0)
-    first_inside = numpy.repeat(numpy.cumsum(n_inside) - n_inside, n_inside)
-    inside_tokens = numpy.repeat(starts + 1, n_inside) + numpy.arange(int(n_inside.sum())) - first_inside
-    tags[inside_tokens] = numpy.repeat(label_ids + n_labels, n_inside)
+    fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 2, 0), label_ids + n_labels)
     single = ends - starts == 1
     tags[ends[~single] - 1] = label_ids[~single] + 2 * n_labels
     tags[starts[~single]] = label_ids[~single]
@@ -88,8 +85,7 @@ def tags_to_spans(
     RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
         label_ids of the entities, ordered by doc then start.
     """
-    tags = numpy.asarray(tags, dtype="int64")
-    lengths = numpy.asarray(lengths, dtype="int64")
+    tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape
     valid = numpy.arange(max_length)[None, :] < lengths[:, None]
     kinds = numpy.where(valid & (tags < 4 * n_labels), tags // max(n_labels, 1), 4)
@@ -100,16 +96,11 @@ def tags_to_spans(
     links[:, 1:] = continues[:, 1:] & is_open[:, :-1] & (types[:, 1:] == types[:, :-1])
     in_entity = kinds < 4
     opens = in_entity & ~links
-    run_ids = numpy.cumsum(opens.ravel()) - 1
-    open_flat = numpy.flatnonzero(opens.ravel())
-    run_sizes = numpy.bincount(run_ids[in_entity.ravel()], minlength=len(open_flat))
+    open_flat, run_sizes = linked_runs(opens, in_entity)
     last_flat = open_flat + run_sizes - 1
     flat_kinds = kinds.ravel()
     keep = (flat_kinds[open_flat] == 3) | ((flat_kinds[open_flat] == 0) & (flat_kinds[last_flat] == 2))
-    open_flat, run_sizes = open_flat[keep], run_sizes[keep]
-    doc_ids, starts = numpy.divmod(open_flat, max_length) if max_length else (open_flat, open_flat)
-    label_ids = types.ravel()[open_flat]
-    return doc_ids, starts, starts + run_sizes, label_ids
+    return runs_to_spans(open_flat[keep], run_sizes[keep], types)
 
 
 def bioes_to_iob(tags: numpy.ndarray, n_labels: int) -> numpy.ndarray:

@@ -13,6 +13,8 @@ from typing import Tuple
 
 import numpy
 
+from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
+
 
 def n_iob_tags(n_labels: int) -> int:
     """Number of emitted tags (B-*, I-*, O) for `n_labels` labels."""
@@ -48,14 +50,9 @@ def spans_to_tags(
     n_labels (int): Number of entity labels.
     RETURNS (numpy.ndarray): Int64 tag ids (length,).
     """
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
+    starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
     tags = numpy.full((length,), 2 * n_labels, dtype="int64")
-    n_inside = numpy.maximum(ends - starts - 1, 0)
-    first_inside = numpy.repeat(numpy.cumsum(n_inside) - n_inside, n_inside)
-    inside_tokens = numpy.repeat(starts + 1, n_inside) + numpy.arange(int(n_inside.sum())) - first_inside
-    tags[inside_tokens] = numpy.repeat(label_ids + n_labels, n_inside)
+    fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 1, 0), label_ids + n_labels)
     tags[starts] = label_ids
     return tags
 
@@ -74,8 +71,7 @@ def tags_to_spans(
     RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
         label_ids of the entities, ordered by doc then start.
     """
-    tags = numpy.asarray(tags, dtype="int64")
-    lengths = numpy.asarray(lengths, dtype="int64")
+    tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape
     valid = numpy.arange(max_length)[None, :] < lengths[:, None]
     is_begin = valid & (tags < n_labels)
@@ -90,12 +86,6 @@ def tags_to_spans(
     )
     # Linked runs that open with a B are entities; runs opening with an I are not.
     opens = (is_begin | is_inside) & ~links
-    run_ids = numpy.cumsum(opens.ravel()) - 1
-    in_run = (is_begin | is_inside).ravel()
-    open_flat = numpy.flatnonzero(opens.ravel())
-    run_sizes = numpy.bincount(run_ids[in_run], minlength=len(open_flat))
+    open_flat, run_sizes = linked_runs(opens, is_begin | is_inside)
     keep = is_begin.ravel()[open_flat]
-    open_flat, run_sizes = open_flat[keep], run_sizes[keep]
-    doc_ids, starts = numpy.divmod(open_flat, max_length) if max_length else (open_flat, open_flat)
-    label_ids = tags.ravel()[open_flat]
-    return doc_ids, starts, starts + run_sizes, label_ids
+    return runs_to_spans(open_flat[keep], run_sizes[keep], tags)

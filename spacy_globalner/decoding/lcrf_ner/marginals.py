@@ -8,7 +8,7 @@ shorter nor longer. It is a probability of the whole span under the CRF, in
 [0, 1], and the probabilities of two different entities at one position sum
 to at most 1.
 """
-from typing import Tuple
+from typing import Callable, Tuple
 
 import numpy
 
@@ -84,22 +84,68 @@ def span_probabilities(
     n_labels (int): Number of entity labels.
     RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
     """
-    doc_ids = numpy.asarray(doc_ids, dtype="int64")
-    if doc_ids.size == 0:
+    return _chain_span_probabilities(
+        _iob_log_path, emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels
+    )
+
+
+def bioes_span_probabilities(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    transitions: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+) -> numpy.ndarray:
+    """The probability of each entity's exact BIOES tag path: U-X for one
+    token; B-X, I-X up to end - 2 and L-X at end - 1 otherwise. Unlike IOB,
+    the path fixes both boundaries itself, so nothing after it is constrained.
+    Arguments and result as for `span_probabilities`, tags ordered as in bioes.py.
+    """
+    return _chain_span_probabilities(
+        _bioes_log_path, emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels
+    )
+
+
+def _chain_span_probabilities(
+    log_path: Callable[..., numpy.ndarray],
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    transitions: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+    n_labels: int,
+) -> numpy.ndarray:
+    """What both schemes' span probabilities share: the arguments as arrays,
+    forward-backward, and the normalisation of `log_path`, the log score
+    (unnormalised) of each entity's exact tag path in the scheme.
+    """
+    if numpy.size(doc_ids) == 0:
         return numpy.zeros((0,), dtype="float32")
-    emissions = numpy.asarray(emissions, dtype="float64")
+    emissions, lengths, doc_ids, starts, ends, label_ids = _entity_arrays(
+        emissions, lengths, doc_ids, starts, ends, label_ids
+    )
     transitions = numpy.asarray(transitions, dtype="float64")
-    lengths = numpy.asarray(lengths, dtype="int64")
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
     log_alpha, log_beta, log_z = forward_backward(emissions, lengths, transitions)
-    n_docs, max_length, n_tags = emissions.shape
+    log_path_scores = log_path(
+        emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
+    )
+    return _probabilities(log_path_scores - log_z[doc_ids])
+
+
+def _iob_log_path(
+    emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
+) -> numpy.ndarray:
+    """The log score of B-X at start, I-X up to end - 1, then anything but I-X."""
+    max_length, n_tags = emissions.shape[1:]
     begin, inside = label_ids, label_ids + n_labels
     widths = ends - starts
     # Emissions of I-X summed over [start + 1, end) from prefix sums.
-    inside_sums = numpy.zeros((n_docs, max_length + 1, n_labels))
-    numpy.cumsum(emissions[:, :, n_labels : 2 * n_labels], axis=1, out=inside_sums[:, 1:])
+    inside_sums = _inside_prefix_sums(emissions, n_labels)
     inner = (
         transitions[begin, inside]
         + inside_sums[doc_ids, ends, label_ids]
@@ -120,54 +166,18 @@ def span_probabilities(
         transitions[last, n_tags + 1],
         logsumexp(leaving, axis=1),
     )
-    log_p = log_alpha[doc_ids, starts, begin] + inner + right - log_z[doc_ids]
-    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+    return log_alpha[doc_ids, starts, begin] + inner + right
 
 
-def logsumexp(x: numpy.ndarray, axis: int) -> numpy.ndarray:
-    """log(sum(exp(x))) along `axis`, shifted by the maximum for stability."""
-    peak = x.max(axis=axis, keepdims=True)
-    total = numpy.log(numpy.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
-    return numpy.squeeze(total, axis=axis)
-
-
-def bioes_span_probabilities(
-    emissions: numpy.ndarray,
-    lengths: numpy.ndarray,
-    transitions: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
-    n_labels: int,
+def _bioes_log_path(
+    emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
 ) -> numpy.ndarray:
-    """The probability of each entity's exact BIOES tag path: U-X for one
-    token; B-X, I-X up to end - 2 and L-X at end - 1 otherwise. Unlike IOB,
-    the path fixes both boundaries itself, so nothing after it is constrained.
-
-    emissions, lengths, transitions: as for `forward_backward`, tags ordered
-        as in bioes.py.
-    doc_ids, starts, ends, label_ids (numpy.ndarray): The entities (end exclusive).
-    n_labels (int): Number of entity labels.
-    RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
-    """
-    doc_ids = numpy.asarray(doc_ids, dtype="int64")
-    if doc_ids.size == 0:
-        return numpy.zeros((0,), dtype="float32")
-    emissions = numpy.asarray(emissions, dtype="float64")
-    transitions = numpy.asarray(transitions, dtype="float64")
-    lengths = numpy.asarray(lengths, dtype="int64")
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
-    log_alpha, log_beta, log_z = forward_backward(emissions, lengths, transitions)
-    n_docs, max_length, n_tags = emissions.shape
+    """The log score of U-X, or B-X, I-X ... and L-X, over [start, end)."""
     e = n_labels
     begin, inside, last, unit = label_ids, label_ids + e, label_ids + 2 * e, label_ids + 3 * e
     widths = ends - starts
     single = widths == 1
-    inside_sums = numpy.zeros((n_docs, max_length + 1, e))
-    numpy.cumsum(emissions[:, :, e : 2 * e], axis=1, out=inside_sums[:, 1:])
+    inside_sums = _inside_prefix_sums(emissions, e)
     n_inner = numpy.maximum(widths - 2, 0)
     # B -> I -> ... -> I -> L, or B -> L for two tokens.
     into_last = numpy.where(widths > 2, transitions[inside, last], transitions[begin, last])
@@ -181,13 +191,23 @@ def bioes_span_probabilities(
     )
     first = numpy.where(single, unit, begin)
     final = numpy.where(single, unit, last)
-    log_p = (
+    return (
         log_alpha[doc_ids, starts, first]
         + numpy.where(single, 0.0, inner)
         + log_beta[doc_ids, ends - 1, final]
-        - log_z[doc_ids]
     )
+
+
+def _probabilities(log_p: numpy.ndarray) -> numpy.ndarray:
+    """Float32 probabilities of log probabilities, clipped at 1 (rounding)."""
     return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+
+
+def logsumexp(x: numpy.ndarray, axis: int) -> numpy.ndarray:
+    """log(sum(exp(x))) along `axis`, shifted by the maximum for stability."""
+    peak = x.max(axis=axis, keepdims=True)
+    total = numpy.log(numpy.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
+    return numpy.squeeze(total, axis=axis)
 
 
 def independent_span_probabilities(
@@ -208,19 +228,15 @@ def independent_span_probabilities(
 
     RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
     """
-    doc_ids = numpy.asarray(doc_ids, dtype="int64")
-    if doc_ids.size == 0:
+    if numpy.size(doc_ids) == 0:
         return numpy.zeros((0,), dtype="float32")
-    emissions = numpy.asarray(emissions, dtype="float64")
-    lengths = numpy.asarray(lengths, dtype="int64")
-    starts = numpy.asarray(starts, dtype="int64")
-    ends = numpy.asarray(ends, dtype="int64")
-    label_ids = numpy.asarray(label_ids, dtype="int64")
+    emissions, lengths, doc_ids, starts, ends, label_ids = _entity_arrays(
+        emissions, lengths, doc_ids, starts, ends, label_ids
+    )
     n_docs, max_length, n_tags = emissions.shape
     log_probs = emissions - logsumexp(emissions, axis=2)[:, :, None]
     e = n_labels
-    inside_sums = numpy.zeros((n_docs, max_length + 1, e))
-    numpy.cumsum(log_probs[:, :, e : 2 * e], axis=1, out=inside_sums[:, 1:])
+    inside_sums = _inside_prefix_sums(log_probs, e)
     widths = ends - starts
     if tag_scheme == "bioes":
         single = widths == 1
@@ -236,4 +252,37 @@ def independent_span_probabilities(
         p_continues = numpy.exp(log_probs[doc_ids, after, label_ids + e])
         right = numpy.where(ends < lengths[doc_ids], numpy.log1p(-numpy.minimum(p_continues, 1.0)), 0.0)
         log_p = log_probs[doc_ids, starts, label_ids] + inner + right
-    return numpy.exp(numpy.minimum(log_p, 0.0)).astype("float32")
+    return _probabilities(log_p)
+
+
+def _entity_arrays(
+    emissions: numpy.ndarray,
+    lengths: numpy.ndarray,
+    doc_ids: numpy.ndarray,
+    starts: numpy.ndarray,
+    ends: numpy.ndarray,
+    label_ids: numpy.ndarray,
+) -> Tuple[numpy.ndarray, ...]:
+    """The arguments of the span-probability functions as float64 emissions
+    and int64 lengths and entity arrays, in the order given."""
+    return (
+        numpy.asarray(emissions, dtype="float64"),
+        numpy.asarray(lengths, dtype="int64"),
+        numpy.asarray(doc_ids, dtype="int64"),
+        numpy.asarray(starts, dtype="int64"),
+        numpy.asarray(ends, dtype="int64"),
+        numpy.asarray(label_ids, dtype="int64"),
+    )
+
+
+def _inside_prefix_sums(scores: numpy.ndarray, n_labels: int) -> numpy.ndarray:
+    """Prefix sums over time of the I-X scores (tags n_labels to 2 * n_labels,
+    the same in IOB and BIOES): entry [d, t, x] sums tokens [0, t) of doc d,
+    so the sum over [a, b) is entry b minus entry a.
+
+    RETURNS (numpy.ndarray): Float64 (n_docs, max_length + 1, n_labels).
+    """
+    n_docs, max_length = scores.shape[:2]
+    sums = numpy.zeros((n_docs, max_length + 1, n_labels))
+    numpy.cumsum(scores[:, :, n_labels : 2 * n_labels], axis=1, out=sums[:, 1:])
+    return sums

@@ -9,10 +9,11 @@ the last pass are divided by the scale again: 2**16 on CUDA. The shim below
 sets the accumulated gradients aside for the duration of each backward pass,
 so the scaler only ever sees, and unscales, that pass's own gradients.
 """
-from typing import Any, Callable, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from thinc.api import ArgsKwargs, Model, PyTorchShim, torch2xp, xp2torch
 from thinc.layers.pytorchwrapper import forward as pytorch_forward
+from thinc.types import Floats2d
 
 
 class AccumulatingPyTorchShim(PyTorchShim):
@@ -84,3 +85,46 @@ def convert_tensor_outputs(model: Model, inputs_outputs: Tuple[Any, Any], is_tra
 
     converted = [torch2xp(tensor) for tensor in tensors]
     return (tuple(converted) if is_tuple else converted[0]), backprop
+
+
+def convert_padded_inputs(model: Model, X: List[Floats2d], is_train: bool) -> Tuple[ArgsKwargs, Callable]:
+    """Pad a batch of token vectors into one (n_docs, max_length, width) tensor,
+    the input of the heads whose module takes padded vectors alone.
+
+    X (List[Floats2d]): The token vectors of each doc.
+    RETURNS (Tuple[ArgsKwargs, Callable]): The module's arguments, and the
+        conversion of the input gradient back to one array per doc.
+    """
+    ops = model.ops
+    lengths = [len(x) for x in X]
+    padded = xp2torch(ops.pad(X), requires_grad=is_train)
+
+    def backprop(d_args: ArgsKwargs) -> List[Floats2d]:
+        return ops.unpad(torch2xp(d_args.args[0]), lengths)
+
+    return ArgsKwargs(args=(padded,), kwargs={}), backprop
+
+
+def init_padded_head(model: Model, X: Optional[List[Floats2d]], make_module: Callable[[], Any]) -> Model:
+    """The `init` of a head layer that wraps one torch module over padded token
+    vectors: build the module once (its nO must be set by then), and with a
+    sample, set nI and run it once to materialise its lazy layers.
+
+    model (Model): The head layer, with a "mixed_precision" attr.
+    X (Optional[List[Floats2d]]): Sample token vectors.
+    make_module (Callable[[], torch.nn.Module]): Builds the torch module.
+    RETURNS (Model): `model`.
+    """
+    if not model.layers:
+        model._layers.append(
+            pytorch_wrapper(
+                make_module(),
+                convert_inputs=convert_padded_inputs,
+                convert_outputs=convert_tensor_outputs,
+                mixed_precision=model.attrs["mixed_precision"],
+            )
+        )
+    if X is not None and sum(len(x) for x in X):
+        model.set_dim("nI", X[0].shape[1], force=True)
+        model.layers[0].predict(X)  # materialise the lazy projection
+    return model

@@ -6,11 +6,11 @@ from typing import Callable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
+from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d, Floats3d
 
 from ...validation import check_dropout
-from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..layers.pytorch_wrapper import init_padded_head
 from ..torch.cse_ner.scorer import CSENERScorer
 
 InT = List[Floats2d]
@@ -62,19 +62,7 @@ def cse_ner_head(*, mixed_precision: bool = False) -> Model[InT, OutT]:
 
 
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
-    if not model.layers:
-        model._layers.append(
-            pytorch_wrapper(
-                CSENERScorer(model.get_dim("nO")),
-                convert_inputs=_padded_inputs,
-                convert_outputs=_padded_outputs,
-                mixed_precision=model.attrs["mixed_precision"],
-            )
-        )
-    if X is not None and sum(len(x) for x in X):
-        model.set_dim("nI", X[0].shape[1], force=True)
-        model.layers[0].predict(X)  # materialise the lazy projection
-    return model
+    return init_padded_head(model, X, lambda: CSENERScorer(model.get_dim("nO")))
 
 
 def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
@@ -82,24 +70,3 @@ def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Call
         return model.ops.alloc3f(0, 0, 2 + model.get_dim("nO") + 1), lambda d_scores: []
     return model.layers[0](X, is_train)
 
-
-def _padded_inputs(model: Model, X: InT, is_train: bool):
-    ops = model.ops
-    lengths = [len(x) for x in X]
-    padded = xp2torch(ops.pad(X), requires_grad=is_train)
-
-    def backprop(d_args: ArgsKwargs) -> InT:
-        return ops.unpad(torch2xp(d_args.args[0]), lengths)
-
-    return ArgsKwargs(args=(padded,), kwargs={}), backprop
-
-
-def _padded_outputs(model: Model, inputs_outputs, is_train: bool):
-    _, logits = inputs_outputs
-
-    def backprop(d_logits: OutT) -> ArgsKwargs:
-        # fp32 until the shim's grad scaler has scaled it; backward then casts
-        # it to the logits' dtype (half under autocast).
-        return ArgsKwargs(args=(logits,), kwargs={"grad_tensors": [xp2torch(d_logits).float()]})
-
-    return torch2xp(logits), backprop

@@ -7,14 +7,14 @@ from typing import Callable, List, Optional, Tuple
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
+from thinc.api import Dropout, Model, chain
 from thinc.types import Floats2d, Floats3d
 
 from ...decoding.lcrf_ner.schemes import check_tag_scheme, forbidden_transitions
 from ...decoding.lcrf_ner.schemes import n_tags as scheme_tags
 from ...errors import Errors
 from ...validation import check_dropout
-from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
+from ..layers.pytorch_wrapper import init_padded_head
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
 
 InT = List[Floats2d]
@@ -128,22 +128,11 @@ def resolve_transitions(transitions: Optional[str], learn_penalties: Optional[bo
 
 
 def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT, OutT]:
-    if not model.layers:
-        scheme = model.attrs["tag_scheme"]
-        forbidden = torch.as_tensor(forbidden_transitions(scheme, model.get_dim("nO")))
-        head = LCRFNERScorer(forbidden, transitions=model.attrs["transitions"])
-        model._layers.append(
-            pytorch_wrapper(
-                head,
-                convert_inputs=_padded_inputs,
-                convert_outputs=convert_tensor_outputs,
-                mixed_precision=model.attrs["mixed_precision"],
-            )
-        )
-    if X is not None and sum(len(x) for x in X):
-        model.set_dim("nI", X[0].shape[1], force=True)
-        model.layers[0].predict(X)  # materialise the lazy projection
-    return model
+    def make_scorer() -> LCRFNERScorer:
+        forbidden = forbidden_transitions(model.attrs["tag_scheme"], model.get_dim("nO"))
+        return LCRFNERScorer(torch.as_tensor(forbidden), transitions=model.attrs["transitions"])
+
+    return init_padded_head(model, X, make_scorer)
 
 
 def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Callable]:
@@ -153,13 +142,3 @@ def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Call
         return empty, lambda d_scores: []
     return model.layers[0](X, is_train)
 
-
-def _padded_inputs(model: Model, X: InT, is_train: bool):
-    ops = model.ops
-    lengths = [len(x) for x in X]
-    padded = xp2torch(ops.pad(X), requires_grad=is_train)
-
-    def backprop(d_args: ArgsKwargs) -> InT:
-        return ops.unpad(torch2xp(d_args.args[0]), lengths)
-
-    return ArgsKwargs(args=(padded,), kwargs={}), backprop

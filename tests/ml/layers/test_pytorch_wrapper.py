@@ -3,9 +3,14 @@ their gradients back to torch in fp32, through the wrapper the heads use."""
 import numpy
 import pytest
 import torch
-from thinc.api import ArgsKwargs
+from thinc.api import ArgsKwargs, Model
 
-from spacy_globalner.ml.layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
+from spacy_globalner.ml.layers.pytorch_wrapper import (
+    convert_padded_inputs,
+    convert_tensor_outputs,
+    init_padded_head,
+    pytorch_wrapper,
+)
 
 
 class Pair(torch.nn.Module):
@@ -80,3 +85,40 @@ def test_outputs_without_gradient_are_left_out_of_backward():
     args = backprop((numpy.ones((2, 3), dtype="float32"), numpy.ones(2, dtype="float32")))
     assert len(args.args[0]) == 1 and args.args[0][0] is emissions
     assert len(args.kwargs["grad_tensors"]) == 1
+
+
+def test_padded_inputs_and_their_gradients_back_per_doc():
+    """Docs of different lengths go to the module as one zero-padded tensor."""
+    docs = [numpy.ones((3, 2), dtype="float32"), numpy.full((1, 2), 2.0, dtype="float32")]
+    args, backprop = convert_padded_inputs(Model("head", lambda *a: None), docs, True)
+    (padded,) = args.args
+    assert padded.shape == (2, 3, 2) and padded.requires_grad
+    numpy.testing.assert_allclose(padded[1].detach().numpy(), [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]])
+    d_padded = torch.arange(12.0).reshape(2, 3, 2)
+    d_docs = backprop(ArgsKwargs(args=(d_padded,), kwargs={}))
+    assert [d.shape for d in d_docs] == [(3, 2), (1, 2)]
+    numpy.testing.assert_allclose(d_docs[1], [[6.0, 7.0]])
+
+
+def test_init_padded_head_builds_the_module_once_and_sets_nI():
+    built = []
+
+    def make_module():
+        built.append(1)
+        return torch.nn.LazyLinear(4)
+
+    head = Model(
+        "head",
+        lambda model, X, is_train: model.layers[0](X, is_train),
+        dims={"nI": None},
+        attrs={"mixed_precision": False},
+    )
+    docs = [numpy.ones((3, 5), dtype="float32"), numpy.ones((2, 5), dtype="float32")]
+    init_padded_head(head, docs, make_module)
+    init_padded_head(head, docs, make_module)
+    assert len(built) == 1 and head.get_dim("nI") == 5
+    assert head.predict(docs).shape == (2, 3, 4)
+    # Without a sample (or with empty docs) nothing is run and nI stays unset.
+    empty_head = Model("head", lambda *a: None, dims={"nI": None}, attrs={"mixed_precision": False})
+    init_padded_head(empty_head, [numpy.zeros((0, 5), dtype="float32")], make_module)
+    assert len(empty_head.layers) == 1 and not empty_head.has_dim("nI")
