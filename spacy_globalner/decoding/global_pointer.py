@@ -1,5 +1,5 @@
 """Decode GlobalPointer band scores into spans: every cell above threshold."""
-from typing import List, Sequence
+from typing import List, Sequence, Union
 
 import numpy
 
@@ -26,14 +26,15 @@ def band_cell_coordinates(lengths: Sequence[int], width: int):
 
 
 def decode_band_scores(
-    scores: numpy.ndarray, lengths: Sequence[int], threshold: float = 0.0
+    scores: numpy.ndarray, lengths: Sequence[int], threshold: Union[float, numpy.ndarray] = 0.0
 ) -> List[SpanArrays]:
     """Every cell (start, width, label) with a logit above `threshold` is a span.
 
     scores (numpy.ndarray): Logits of shape (n_tokens, width, n_labels); row r is
         the span starting at packed token r, column w ends w tokens later.
     lengths (Sequence[int]): Tokens per doc in the packed batch.
-    threshold (float): Logit a cell must exceed to become a span.
+    threshold (Union[float, numpy.ndarray]): Logit a cell must exceed to become
+        a span: one for all labels, or an (n_labels,) vector of one per label.
     RETURNS (List[SpanArrays]): The spans of each doc, ordered by (start, end),
         with sigmoid(logit) as score. Nested and overlapping spans are kept.
     """

@@ -95,7 +95,9 @@ class GlobalPointer(SpanPipe):
     """Score s(i, j, label) for every span and keep the cells above threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a logit), max_span_width
-    (set from the training data when None) and set_ents.
+    (set from the training data when None) and set_ents; learned: thresholds
+    (label -> logit, from `spacy globalner calibrate`; `threshold` is the
+    fallback for labels without one).
     """
 
     inferred_cfg_keys = ("max_span_width",)
@@ -166,8 +168,11 @@ class GlobalPointer(SpanPipe):
         self._initialize_model(get_examples)
 
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
+        return self._decode_at(docs, scores, self.label_thresholds())
+
+    def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
-        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, self.cfg["threshold"])
+        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, thresholds)
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """The multi-label cross-entropy over each (doc, label), in fp32.
