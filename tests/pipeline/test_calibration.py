@@ -104,3 +104,50 @@ def test_labels_without_a_calibrated_threshold_use_the_fallback():
     assert pipe.label_thresholds().tolist() == [-0.25, -0.25]
     pipe.cfg["thresholds"] = {"RNA": 1.5}
     assert pipe.label_thresholds().tolist() == [-0.25, 1.5]
+
+
+def micro_f(cuts, per_label, n_gold_total):
+    tp = sum(int((hits & (scores > cut)).sum()) for cut, (scores, hits) in zip(cuts, per_label))
+    kept = sum(int((scores > cut).sum()) for cut, (scores, _) in zip(cuts, per_label))
+    return 2.0 * tp / (kept + n_gold_total)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_thresholds_of_all_labels_together_reach_the_best_micro_f(seed):
+    from spacy.tokens import Doc, Span
+    from spacy.training import Example
+
+    from spacy_globalner.decoding import SpanArrays
+    from spacy_globalner.pipeline.calibration import calibrate_thresholds
+
+    rng = numpy.random.default_rng(seed)
+    nlp = spacy.blank("en")
+    labels = ["A", "B"]
+    words = [f"w{i}" for i in range(10)]
+    spans = [(s, e) for s in range(10) for e in range(s + 1, min(s + 4, 10) + 1)]
+    reference = Doc(nlp.vocab, words=words)
+    gold = [(s, e, label) for label in labels for s, e in spans if rng.random() < 0.15]
+    reference.spans["sc"] = [Span(reference, s, e, label=label) for s, e, label in gold]
+    example = Example(Doc(nlp.vocab, words=words), reference)
+    starts, ends, label_ids, scores = [], [], [], []
+    for label_id, label in enumerate(labels):
+        for s, e in spans:
+            is_gold = (s, e, label) in gold
+            # label B scores worse: its best own-F cut hurts the micro F
+            score = rng.random() * 0.5 + (0.45 if is_gold else 0.0) * (1.0 if label_id == 0 else 0.3)
+            starts.append(s), ends.append(e), label_ids.append(label_id), scores.append(score)
+    found = SpanArrays(numpy.asarray(starts), numpy.asarray(ends), numpy.asarray(label_ids),
+                       numpy.asarray(scores, dtype="float32"))
+    results = calibrate_thresholds([example], [found], labels, "sc", floor=-20.0)
+    per_label = []
+    for label_id, label in enumerate(labels):
+        mine = found.label_ids == label_id
+        keys = list(zip(found.starts[mine].tolist(), found.ends[mine].tolist()))
+        hits = numpy.asarray([(s, e, label) in gold for s, e in keys])
+        per_label.append((found.scores[mine].astype("float64"), hits))
+    chosen = [1.0 / (1.0 + numpy.exp(-r.threshold)) if r.threshold is not None else 0.5 for r in results]
+    best = max(
+        micro_f((a, b), per_label, len(gold))
+        for a in [0.0, *per_label[0][0], 1.0] for b in [0.0, *per_label[1][0], 1.0]
+    )
+    assert micro_f(chosen, per_label, len(gold)) == pytest.approx(best)
