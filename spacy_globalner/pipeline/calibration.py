@@ -97,8 +97,11 @@ def sweep_threshold(
 
 
 def score_to_logit(score: float) -> float:
-    """The logit whose sigmoid is `score` (the decoders score with sigmoid)."""
-    return float(numpy.log(score) - numpy.log1p(-score))
+    """The logit whose sigmoid is `score` (the decoders score with sigmoid),
+    rounded to 6 decimals: the cfg is saved as JSON, which keeps about 10
+    significant digits, so the value used before saving and the one loaded
+    differ in the last bits only."""
+    return round(float(numpy.log(score) - numpy.log1p(-score)), 6)
 
 
 def calibrate_thresholds(
