@@ -42,7 +42,7 @@ def decode_band_scores(
     if scores.size == 0:
         return [SpanArrays.empty() for _ in range(n_docs)]
     doc_of_row, position, valid = band_cell_coordinates(lengths, scores.shape[1])
-    above = (scores > threshold) & valid[:, :, None]
+    above = (scores > below_in_dtype(threshold, scores.dtype)) & valid[:, :, None]
     rows, widths, label_ids = numpy.nonzero(above)
     logits = scores[rows, widths, label_ids].astype("float64")
     probs = 0.5 * (1.0 + numpy.tanh(0.5 * logits))  # overflow-free sigmoid
@@ -50,3 +50,14 @@ def decode_band_scores(
     return split_by_doc(
         doc_of_row[rows], n_docs, starts, starts + widths + 1, label_ids, probs
     )
+
+
+def below_in_dtype(threshold: Union[float, numpy.ndarray], dtype) -> numpy.ndarray:
+    """The threshold(s) in the scores' dtype, rounded down, so that comparing
+    in that dtype (no upcast of the whole score array) keeps exactly the
+    scores above the float64 threshold: for a float32 score s and t32 the
+    largest float32 <= t, s > t exactly when s > t32.
+    """
+    wide = numpy.asarray(threshold, dtype="float64")
+    narrow = wide.astype(dtype)
+    return numpy.where(narrow > wide, numpy.nextafter(narrow, numpy.finfo(dtype).min), narrow)
