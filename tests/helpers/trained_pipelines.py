@@ -119,6 +119,31 @@ def trained_dir(name: str) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def calibrated_dir(name: str) -> Path:
+    """trained_dir(name) after `spacy globalner calibrate` on 60 GENIA dev docs
+    (its thresholds in the component's cfg), saved once per test process."""
+    import json
+
+    from spacy.tokens import DocBin
+
+    from spacy_globalner.cli.calibrate import calibrate
+
+    folder = Path(tempfile.mkdtemp(prefix=f"shipping-{name}-calibrated-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        docs = genia_docs(spacy.blank("en"), limit=60, path=GENIA_DEV)
+    DocBin(docs=docs, store_user_data=True).to_disk(folder / "dev.spacy")
+    with one_torch_thread():
+        calibrate(trained_dir(name), folder / "dev.spacy", output_path=folder / "pipeline")
+    meta_path = folder / "pipeline" / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf8"))
+    meta["name"] = f"shipping_{name}_calibrated"
+    meta_path.write_text(json.dumps(meta), encoding="utf8")
+    return folder / "pipeline"
+
+
 def sample_texts(n: int = 40) -> List[str]:
     """Dev sentences (unseen in training), plus a few edge cases."""
     with warnings.catch_warnings():
