@@ -133,6 +133,22 @@ class Errors(metaclass=ErrorsWithCodes):
     E017 = ("Cannot load '{name}' from bytes ({err}): they are truncated or "
             "are not a saved component. Pass from_bytes exactly what "
             "nlp.get_pipe('{name}').to_bytes() returned.")
+    E018 = ("cfg['thresholds'] of '{name}' must map labels to finite "
+            "numbers, got {value!r}. It is written by `spacy globalner "
+            "calibrate`; run it again, or delete the key from {name}/cfg to "
+            "use `threshold` for every label.")
+    E019 = ("Cannot calibrate {what} in the pipeline at {model} (components: "
+            "{components}). Calibrate needs a trained global_pointer or crener "
+            "component, the one that sets doc.spans; name it with --component.")
+    E020 = ("The dev data {path} has no gold spans in doc.spans[{key!r}] or "
+            "doc.ents: there is nothing to choose thresholds on. Pass the dev "
+            "split the component was trained for (a .spacy DocBin written by "
+            "`spacy globalner convert`, with entities), or check --component.")
+    E021 = ("--target-precision must be a number in (0, 1], got {value!r}: "
+            "the lowest precision each label's threshold must keep (e.g. 0.9). "
+            "Leave it out to choose each threshold for the best F.")
+    E022 = ("Dev data {path} does not exist or is not a file. Pass a .spacy "
+            "DocBin (e.g. corpus/genia/dev.spacy from `spacy globalner convert`).")
 
     E040 = ("{option} of '{name}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "

@@ -8,8 +8,9 @@ from spacy.cli._util import app
 
 from ._app import globalner_cli
 from .annotate import annotate_cli
+from .calibrate import calibrate_cli
 from .convert import convert_cli
 
 app.add_typer(globalner_cli, name="globalner")
 
-__all__ = ["annotate_cli", "convert_cli", "globalner_cli"]
+__all__ = ["annotate_cli", "calibrate_cli", "convert_cli", "globalner_cli"]

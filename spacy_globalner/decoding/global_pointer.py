@@ -1,5 +1,5 @@
 """Decode GlobalPointer band scores into spans: every cell above threshold."""
-from typing import List, Sequence
+from typing import List, Sequence, Union
 
 import numpy
 
@@ -26,14 +26,15 @@ def band_cell_coordinates(lengths: Sequence[int], width: int):
 
 
 def decode_band_scores(
-    scores: numpy.ndarray, lengths: Sequence[int], threshold: float = 0.0
+    scores: numpy.ndarray, lengths: Sequence[int], threshold: Union[float, numpy.ndarray] = 0.0
 ) -> List[SpanArrays]:
     """Every cell (start, width, label) with a logit above `threshold` is a span.
 
     scores (numpy.ndarray): Logits of shape (n_tokens, width, n_labels); row r is
         the span starting at packed token r, column w ends w tokens later.
     lengths (Sequence[int]): Tokens per doc in the packed batch.
-    threshold (float): Logit a cell must exceed to become a span.
+    threshold (Union[float, numpy.ndarray]): Logit a cell must exceed to become
+        a span: one for all labels, or an (n_labels,) vector of one per label.
     RETURNS (List[SpanArrays]): The spans of each doc, ordered by (start, end),
         with sigmoid(logit) as score. Nested and overlapping spans are kept.
     """
@@ -41,7 +42,7 @@ def decode_band_scores(
     if scores.size == 0:
         return [SpanArrays.empty() for _ in range(n_docs)]
     doc_of_row, position, valid = band_cell_coordinates(lengths, scores.shape[1])
-    above = (scores > threshold) & valid[:, :, None]
+    above = (scores > below_in_dtype(threshold, scores.dtype)) & valid[:, :, None]
     rows, widths, label_ids = numpy.nonzero(above)
     logits = scores[rows, widths, label_ids].astype("float64")
     probs = 0.5 * (1.0 + numpy.tanh(0.5 * logits))  # overflow-free sigmoid
@@ -49,3 +50,14 @@ def decode_band_scores(
     return split_by_doc(
         doc_of_row[rows], n_docs, starts, starts + widths + 1, label_ids, probs
     )
+
+
+def below_in_dtype(threshold: Union[float, numpy.ndarray], dtype) -> numpy.ndarray:
+    """The threshold(s) in the scores' dtype, rounded down, so that comparing
+    in that dtype (no upcast of the whole score array) keeps exactly the
+    scores above the float64 threshold: for a float32 score s and t32 the
+    largest float32 <= t, s > t exactly when s > t32.
+    """
+    wide = numpy.asarray(threshold, dtype="float64")
+    narrow = wide.astype(dtype)
+    return numpy.where(narrow > wide, numpy.nextafter(narrow, numpy.finfo(dtype).min), narrow)

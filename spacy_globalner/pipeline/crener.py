@@ -174,6 +174,11 @@ class CRENER(SpanPipe):
             )
 
     def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
+        return self._decode_at(docs, scores, self.label_thresholds())
+
+    def _decode_at(self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        # Calibrated thresholds apply to the labelled closing votes; the
+        # unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
         return decode_grid_windows(
@@ -182,6 +187,7 @@ class CRENER(SpanPipe):
             len(docs),
             len(self.labels),
             self.cfg["threshold"],
+            label_thresholds=thresholds,
         )
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:

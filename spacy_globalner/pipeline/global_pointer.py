@@ -50,6 +50,7 @@ DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_M
         "spans_key": "sc",
         "threshold": 0.0,
         "max_span_width": None,
+        "prior_offset": True,
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
@@ -71,6 +72,7 @@ def make_global_pointer(
     spans_key: str,
     threshold: float,
     max_span_width: Optional[int],
+    prior_offset: bool,
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
@@ -86,6 +88,7 @@ def make_global_pointer(
         spans_key=spans_key,
         threshold=threshold,
         max_span_width=max_span_width,
+        prior_offset=prior_offset,
         set_ents=set_ents,
         ents_filter=ents_filter,
         scorer=scorer,
@@ -97,10 +100,14 @@ class GlobalPointer(SpanPipe):
     """Score s(i, j, label) for every span and keep the cells above threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a logit), max_span_width
-    (set from the training data when None) and set_ents.
+    (set from the training data when None) and set_ents; learned: thresholds
+    (label -> logit, from `spacy globalner calibrate`; `threshold` is the
+    fallback for labels without one).
     """
 
     inferred_cfg_keys = ("max_span_width",)
+    # score_offset: set by initialize() when prior_offset is on (see _prior_offset).
+    learned_cfg_keys = SpanPipe.learned_cfg_keys + ("score_offset",)
 
     def __init__(
         self,
@@ -111,6 +118,7 @@ class GlobalPointer(SpanPipe):
         spans_key: str = "sc",
         threshold: float = 0.0,
         max_span_width: Optional[int] = None,
+        prior_offset: bool = True,
         set_ents: bool = True,
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
@@ -119,6 +127,7 @@ class GlobalPointer(SpanPipe):
         check_number(threshold, "threshold", name, error=Errors.E009)
         _check_width(max_span_width, name)
         check_bool(set_ents, "set_ents", name)
+        check_bool(prior_offset, "prior_offset", name)
         super().__init__(
             vocab,
             model,
@@ -130,6 +139,7 @@ class GlobalPointer(SpanPipe):
             threshold=float(threshold),
             max_span_width=max_span_width,
             head_lr_scale=head_lr_scale,
+            prior_offset=prior_offset,
         )
 
     @property
@@ -137,7 +147,9 @@ class GlobalPointer(SpanPipe):
         return self.cfg["max_span_width"]
 
     def _configure_model(self) -> None:
-        self.model.get_ref("head").attrs["max_span_width"] = self.max_span_width
+        head = self.model.get_ref("head")
+        head.attrs["max_span_width"] = self.max_span_width
+        head.attrs["score_offset"] = float(self.cfg.get("score_offset", 0.0))
 
     def _initialize_settings(
         self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
@@ -160,10 +172,37 @@ class GlobalPointer(SpanPipe):
                         widest=widest,
                     )
                 )
+        if self.cfg["prior_offset"]:
+            self.cfg["score_offset"] = self._prior_offset(get_examples, summary.widths)
+
+    def _prior_offset(self, get_examples: Callable[[], Iterable[Example]], widths: List[int]) -> float:
+        """Half the log-odds of a cell being a gold span in the training data.
+
+        The loss of a (doc, label) group is log(1 + sum over negatives of e^s)
+        + log(1 + sum over positives of e^-s): with all scores at a common s,
+        its gradient on s vanishes where e^(2s) = positives / negatives. Adding
+        that s to every score makes training start there, instead of at 0,
+        where hundreds of negatives per group outweigh the few positives.
+
+        RETURNS (float): The offset (0.0 without gold spans).
+        """
+        width = self.max_span_width
+        lengths = numpy.asarray([len(example.predicted) for example in get_examples()], dtype="float64")
+        # cells of a doc of n tokens: sum over starts of min(width, n - start)
+        wide = numpy.minimum(lengths, width)
+        n_cells = float((wide * lengths - wide * (wide - 1) / 2).sum()) * len(self.labels)
+        n_gold = sum(1 for span_width in widths if span_width <= width)
+        if n_gold == 0 or n_cells <= n_gold:
+            return 0.0
+        # Rounded: the cfg is saved as JSON, which keeps about 10 significant digits.
+        return round(0.5 * float(numpy.log(n_gold / (n_cells - n_gold))), 6)
 
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
+        return self._decode_at(docs, scores, self.label_thresholds())
+
+    def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
-        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, self.cfg["threshold"])
+        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, thresholds)
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """The multi-label cross-entropy over each (doc, label), in fp32.

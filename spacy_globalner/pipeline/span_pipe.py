@@ -248,6 +248,41 @@ class SpanPipe(TrainablePipe):
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
         raise NotImplementedError
 
+    # Thresholds: `threshold` for every label, unless calibrated ------------
+
+    @property
+    def can_calibrate(self) -> bool:
+        """Whether the component has a threshold `spacy globalner calibrate` can set."""
+        return "threshold" in self.cfg
+
+    def label_thresholds(self) -> numpy.ndarray:
+        """Float64 (n_labels,): each label's calibrated threshold from
+        cfg["thresholds"] (label -> number), `threshold` for the others.
+        """
+        calibrated = self.cfg.get("thresholds") or {}
+        values = calibrated.values() if isinstance(calibrated, dict) else [None]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
+        fallback = self.cfg["threshold"]
+        thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
+        if not numpy.isfinite(thresholds).all():
+            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
+        return thresholds
+
+    def candidate_spans(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        """The spans each doc would get with these per-label thresholds, as
+        set_annotations would write them (edge tokens filtered out).
+
+        thresholds (numpy.ndarray): Float (n_labels,), one per label.
+        RETURNS (List[SpanArrays]): One per doc.
+        """
+        found = self._decode_at(docs, scores, thresholds)
+        return [filter_span_arrays(spans, *edge_masks(doc)) for doc, spans in zip(docs, found)]
+
+    def _decode_at(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        """Decode with the given per-label thresholds (components with a threshold)."""
+        raise NotImplementedError
+
     def _init_model_shape(self) -> None:
         """Copy cfg settings to the model, then size the head from the labels and
         build its torch module, so that weights can be loaded into it.

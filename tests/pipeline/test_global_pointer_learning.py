@@ -35,7 +35,11 @@ def test_global_pointer_learns_nested_genia(one_torch_thread):
             1 for inner in offsets for outer in offsets
             if inner != outer and outer[0] <= inner[0] and inner[1] <= outer[1]
         )
-    # Reached spans F 0.566 (ents F 0.534) here, seed 0, 250 updates, ~28 s; a model
-    # predicting nothing scores 0, and the slice's nested share is 11.6%.
-    assert scores["spans_sc_f"] > 0.45
+    # With configs/global_pointer.cfg (BiLSTM encoder, prior offset) this reached
+    # spans F 0.589 (P 0.682, R 0.518) here, seed 0, 250 updates; the earlier CNN
+    # config without the offset 0.590 (R 0.613), the BiLSTM without the offset
+    # 0.552 (R 0.476). A model predicting nothing scores 0 (F and recall); the
+    # slice's nested share is 11.6%.
+    assert scores["spans_sc_f"] > 0.55
+    assert scores["spans_sc_r"] > 0.45
     assert nested_found > 0  # spans inside other predicted spans: nesting is learned

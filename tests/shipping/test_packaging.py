@@ -23,7 +23,7 @@ import pytest
 import spacy
 
 from tests.helpers import REPO_ROOT
-from tests.helpers.trained_pipelines import COMPONENTS, predictions, sample_texts, trained_dir
+from tests.helpers.trained_pipelines import COMPONENTS, calibrated_dir, predictions, sample_texts, trained_dir
 
 PREDICT_SCRIPT = """
 import json, sys
@@ -66,19 +66,22 @@ def frozen_constraints(path: Path) -> Path:
 
 @pytest.mark.slow
 def test_package_install_load_predict(tmp_path):
-    names = list(COMPONENTS)
+    # global_pointer once more with calibrated thresholds: the package must carry them
+    pipelines = {name: trained_dir(name) for name in COMPONENTS}
+    pipelines["global_pointer_calibrated"] = calibrated_dir("global_pointer")
+    names = list(pipelines)
     repo = REPO_ROOT
     wheels = tmp_path / "wheelhouse"
     texts = sample_texts(12)
     pip = [sys.executable, "-m", "pip"]
     expected, packages = {}, []
     for name in names:
-        nlp = spacy.load(trained_dir(name))
+        nlp = spacy.load(pipelines[name])
         expected[name] = predictions(nlp.pipe(texts))
         out_dir = tmp_path / "packages" / name
         out_dir.mkdir(parents=True)
         # --build none + pip wheel: spacy package's own --build needs the `build` module.
-        run([sys.executable, "-m", "spacy", "package", str(trained_dir(name)), str(out_dir),
+        run([sys.executable, "-m", "spacy", "package", str(pipelines[name]), str(out_dir),
              "--build", "none", "--force"])
         (package_dir,) = out_dir.iterdir()
         meta = json.loads((package_dir / "meta.json").read_text(encoding="utf8"))
@@ -86,6 +89,7 @@ def test_package_install_load_predict(tmp_path):
         run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
                    str(package_dir)])
         packages.append(f"{meta['lang']}_{meta['name']}")
+    assert expected["global_pointer_calibrated"] != expected["global_pointer"]
     # Build from a copy of the sources: the checkout's build/ may hold stale modules.
     source = tmp_path / "source"
     shutil.copytree(repo / "spacy_globalner", source / "spacy_globalner",

@@ -28,6 +28,7 @@ BAD_SETTINGS = [
     (GP, "max_span_width", 0, "E006"),
     (GP, "max_span_width", -2, "E006"),
     (GP, "set_ents", "yes", "config"),
+    (GP, "prior_offset", "yes", "config"),
     (GP, "ents_filter", 3, "config"),
     (GP, "scorer", 3, "config"),
     # spacy-globalner.GlobalPointer.v1

@@ -11,7 +11,7 @@ head along links, found by a depth-first search over the links above
 threshold only. Single-token entities are closed on the diagonal and need no
 link. Nested, overlapping and same-span-two-label entities all come out.
 """
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy
 
@@ -20,13 +20,21 @@ from .tags import N_LINK_TAGS, NNC, PNC
 from .windows import merge_window_spans
 
 
-def decode_grid(margins: numpy.ndarray, n_labels: int, threshold: float = 0.0) -> SpanArrays:
+def decode_grid(
+    margins: numpy.ndarray,
+    n_labels: int,
+    threshold: float = 0.0,
+    label_thresholds: Optional[numpy.ndarray] = None,
+) -> SpanArrays:
     """The entities of one sequence.
 
     margins (numpy.ndarray): Tag margins of shape (n, n, n_grid_tags), laid
         out as in `grid_tags`.
     n_labels (int): Number of entity labels.
     threshold (float): Margin a vote must exceed.
+    label_thresholds (Optional[numpy.ndarray]): Float (n_labels,): the margin
+        each label's closing vote must exceed (None: `threshold`); neighbour
+        links, which have no label, keep `threshold`.
     RETURNS (SpanArrays): Entities ordered by (start, end, label), scored with
         the sigmoid of their closing vote's mean margin.
     """
@@ -40,7 +48,8 @@ def decode_grid(margins: numpy.ndarray, n_labels: int, threshold: float = 0.0) -
     htc = margins[:, :, N_LINK_TAGS : N_LINK_TAGS + n_labels]
     thc = margins[:, :, N_LINK_TAGS + n_labels :].transpose(1, 0, 2)
     close_votes = 0.5 * (htc + thc)
-    heads, tails, label_ids = numpy.nonzero((close_votes > threshold) & upper[:, :, None])
+    close_threshold = threshold if label_thresholds is None else label_thresholds
+    heads, tails, label_ids = numpy.nonzero((close_votes > close_threshold) & upper[:, :, None])
     keep = _reached(heads, tails, link_rows, link_cols, n)
     heads, tails, label_ids = heads[keep], tails[keep], label_ids[keep]
     votes = close_votes[heads, tails, label_ids]
@@ -100,6 +109,7 @@ def decode_grid_windows(
     n_docs: int,
     n_labels: int,
     threshold: float = 0.0,
+    label_thresholds: Optional[numpy.ndarray] = None,
 ) -> List[SpanArrays]:
     """Decode the grid of every window and map the entities back to their docs.
 
@@ -109,9 +119,12 @@ def decode_grid_windows(
     n_docs (int): Number of docs in the batch.
     n_labels (int): Number of entity labels.
     threshold (float): Margin over the threshold class a vote must exceed.
+    label_thresholds (Optional[numpy.ndarray]): Per-label margins for the
+        closing votes (see `decode_grid`).
     RETURNS (List[SpanArrays]): The entities of each doc, in doc offsets.
     """
     found = [
-        decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold) for grid in grids
+        decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds)
+        for grid in grids
     ]
     return merge_window_spans(windows, found, n_docs)

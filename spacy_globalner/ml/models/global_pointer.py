@@ -73,7 +73,8 @@ def global_pointer_head(
 
     The torch module is built by `init` once nO (the number of labels) is set;
     its input projection infers its width from the first batch or from the
-    weights being loaded. The pipe sets attrs["max_span_width"].
+    weights being loaded. The pipe sets attrs["max_span_width"] and
+    attrs["score_offset"] (a constant added to every score, see the pipe).
     """
     return Model(
         "global_pointer_head",
@@ -86,6 +87,7 @@ def global_pointer_head(
             "efficient": efficient,
             "mixed_precision": mixed_precision,
             "max_span_width": None,
+            "score_offset": 0.0,
         },
     )
 
@@ -118,7 +120,7 @@ def forward(model: Model[InT, OutT], X: InT, is_train: bool) -> Tuple[OutT, Call
     if n_tokens == 0:
         scores = model.ops.alloc3f(0, 0, model.get_dim("nO"))
         return scores, lambda d_scores: [model.ops.alloc2f(*x.shape) for x in X]
-    scores, backprop_scores = model.layers[0]((X, _band_width(model, lengths)), is_train)
+    scores, backprop_scores = model.layers[0](_with_width(model, X), is_train)
 
     def backprop(d_scores: OutT) -> InT:
         d_packed = backprop_scores(d_scores)
@@ -134,11 +136,11 @@ def _band_width(model: Model, lengths: List[int]) -> int:
 
 
 def _with_width(model: Model, X: InT):
-    return X, _band_width(model, [len(x) for x in X])
+    return X, _band_width(model, [len(x) for x in X]), model.attrs["score_offset"]
 
 
 def _packed_inputs(model: Model, X_width, is_train: bool):
-    X, width = X_width
+    X, width, offset = X_width
     ops = model.ops
     lengths = numpy.asarray([len(x) for x in X], dtype="int64")
     packed = ops.flatten(X)
@@ -153,6 +155,7 @@ def _packed_inputs(model: Model, X_width, is_train: bool):
             torch.as_tensor(positions, device=device),
             torch.as_tensor(remaining, device=device),
             width,
+            offset,
         ),
         kwargs={},
     )

@@ -63,6 +63,7 @@ class GlobalPointerScorer(nn.Module):
         positions: torch.Tensor,
         remaining: torch.Tensor,
         width: int,
+        offset: float = 0.0,
     ) -> torch.Tensor:
         """Score the band of spans starting at each packed token.
 
@@ -70,6 +71,9 @@ class GlobalPointerScorer(nn.Module):
         positions (torch.Tensor): Position of each token inside its doc (n_tokens,).
         remaining (torch.Tensor): Tokens from each token to its doc's end (n_tokens,).
         width (int): Longest span scored, in tokens.
+        offset (float): A constant added to every score: the prior log-odds
+            the pipe sets from the training data, so that training starts
+            from scores where spans are as rare as in the data.
         RETURNS (torch.Tensor): Logits (n_tokens, width, n_labels); cells whose
             span would cross the end of its doc hold the dtype's minimum.
         """
@@ -92,5 +96,7 @@ class GlobalPointerScorer(nn.Module):
             padded_end = torch.cat((end_bias, end_bias.new_zeros((width - 1, self.n_labels))))
             end_windows = padded_end.unfold(0, width, 1).transpose(1, 2)
             scores = scores + start_bias[:, None, :] + end_windows
+        if offset:
+            scores = scores + offset
         outside = torch.arange(width, device=X.device)[None, :] >= remaining[:, None]
         return scores.masked_fill(outside[:, :, None], torch.finfo(scores.dtype).min)
