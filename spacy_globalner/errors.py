@@ -49,6 +49,11 @@ class Warnings(metaclass=ErrorsWithCodes):
             "give '{name}' its own copy with nlp.replace_listeners('{upstream}', "
             "'{name}', ['model.tok2vec']) before removing it. Reported once.")
 
+    W007 = ("--gpu-id {gpu_id}: CuPy can use the GPU, but {problem}. spaCy's own "
+            "components will run on the GPU; spacy-globalner's components and "
+            "spacy-transformers need torch there too: install a CUDA build of "
+            "torch for your CUDA version.")
+
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "
             "overlap a longer span and cannot be tagged by a linear-chain CRF: "

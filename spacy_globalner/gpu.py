@@ -12,7 +12,7 @@ import importlib
 from thinc.util import gpu_is_available, has_cupy
 from wasabi import msg
 
-from .errors import Errors
+from .errors import Errors, Warnings
 
 # spaCy commands that bound setup_gpu by name at import.
 _COMMANDS = ("_util", "train", "evaluate", "apply", "pretrain", "benchmark_speed",
@@ -27,12 +27,18 @@ def gpu_problem(gpu_id: int) -> str:
         return "CuPy is not installed"
     if not gpu_is_available():
         return "CuPy finds no CUDA device"
+    return ""
+
+
+def torch_gpu_problem(gpu_id: int) -> str:
+    """Why torch cannot use GPU `gpu_id`, or "" when it can. Only a warning:
+    a pipeline without torch components runs on CuPy alone."""
     import torch
 
     if not torch.cuda.is_available():
         return f"torch {torch.__version__} has no CUDA support or sees no CUDA device"
     if gpu_id >= torch.cuda.device_count():
-        return f"only {torch.cuda.device_count()} CUDA device(s) are visible"
+        return f"only {torch.cuda.device_count()} CUDA device(s) are visible to torch"
     return ""
 
 
@@ -41,6 +47,9 @@ def _checked(setup_gpu):
         problem = gpu_problem(use_gpu)
         if problem:
             msg.fail(Errors.E441.format(gpu_id=use_gpu, problem=problem), exits=1)
+        torch_problem = torch_gpu_problem(use_gpu) if use_gpu >= 0 else ""
+        if torch_problem:
+            msg.warn(Warnings.W007.format(gpu_id=use_gpu, problem=torch_problem))
         return setup_gpu(use_gpu, *args, **kwargs)
 
     setup_gpu_checked.__wrapped__ = setup_gpu

@@ -49,3 +49,20 @@ def test_evaluate_gpu_id_without_gpu(tmp_path):
 
 def test_cpu_is_no_problem():
     assert gpu_problem(-1) == ""
+
+
+def test_gpu_without_torch_cuda_warns_and_goes_on(monkeypatch, capsys):
+    """CuPy sees a GPU but torch is a CPU build: spaCy's own components can
+    still use the GPU, so the check warns (W007) instead of stopping."""
+    from spacy_globalner import gpu
+
+    calls = []
+    monkeypatch.setattr(gpu, "gpu_problem", lambda gpu_id: "")
+    monkeypatch.setattr(gpu, "torch_gpu_problem", lambda gpu_id: "torch 2.13.0 has no CUDA support")
+    gpu._checked(lambda use_gpu: calls.append(use_gpu))(0)
+    assert calls == [0]
+    assert "W007" in capsys.readouterr().out
+    monkeypatch.setattr(gpu, "gpu_problem", lambda gpu_id: "CuPy is not installed")
+    with pytest.raises(SystemExit):
+        gpu._checked(lambda use_gpu: calls.append(use_gpu))(0)
+    assert calls == [0]
