@@ -11,7 +11,7 @@ from spacy.tokens import DocBin
 from spacy.training import Corpus
 
 from spacy_globalner.cli.calibrate import calibrate
-from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, one_torch_thread, trained_dir
+from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
 
 CALIBRATED = ["global_pointer", "crener"]
 
@@ -32,15 +32,13 @@ def write_dev(path, limit=60, drop_label=None, keep_spans=True):
 
 def span_f(nlp, dev_path):
     examples = list(Corpus(dev_path)(nlp))
-    with one_torch_thread():
-        return nlp.evaluate(examples)
+    return nlp.evaluate(examples)
 
 
 @pytest.mark.parametrize("name", CALIBRATED)
 def test_calibrated_thresholds_raise_dev_f_and_survive_loading(tmp_path, name):
     dev = write_dev(tmp_path / "dev.spacy")
-    with one_torch_thread():
-        report, component = calibrate(trained_dir(name), dev, output_path=tmp_path / "out")
+    report, component = calibrate(trained_dir(name), dev, output_path=tmp_path / "out")
     assert component == name
     assert report.after["spans_sc_f"] > report.before["spans_sc_f"]
     chosen = {r.label: r.threshold for r in report.labels if r.threshold is not None}
@@ -58,8 +56,7 @@ def test_calibrated_thresholds_raise_dev_f_and_survive_loading(tmp_path, name):
 
 def test_a_label_absent_from_dev_keeps_the_fallback(tmp_path):
     dev = write_dev(tmp_path / "dev.spacy", drop_label="protein")
-    with one_torch_thread():
-        report, _ = calibrate(trained_dir("global_pointer"), dev, output_path=tmp_path / "out")
+    report, _ = calibrate(trained_dir("global_pointer"), dev, output_path=tmp_path / "out")
     protein = next(r for r in report.labels if r.label == "protein")
     assert protein.n_gold == 0 and protein.threshold is None
     pipe = spacy.load(tmp_path / "out").get_pipe("global_pointer")
@@ -69,8 +66,7 @@ def test_a_label_absent_from_dev_keeps_the_fallback(tmp_path):
 
 def test_target_precision_is_kept_per_label(tmp_path):
     dev = write_dev(tmp_path / "dev.spacy")
-    with one_torch_thread():
-        report, _ = calibrate(trained_dir("global_pointer"), dev, target_precision=0.6)
+    report, _ = calibrate(trained_dir("global_pointer"), dev, target_precision=0.6)
     per_type = report.after["spans_sc_per_type"]
     calibrated = [r for r in report.labels if r.threshold is not None]
     assert calibrated

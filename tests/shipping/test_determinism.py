@@ -3,7 +3,6 @@ import pytest
 
 from tests.helpers.trained_pipelines import (
     component_params,
-    one_torch_thread,
     predictions,
     sample_texts,
     train_small,
@@ -16,8 +15,7 @@ def test_same_seed_same_training(name):
     first, first_losses = train_small(name, seed=0, n_updates=4)
     second, second_losses = train_small(name, seed=0, n_updates=4)
     assert first_losses == second_losses  # bit for bit, not approx
-    with one_torch_thread():
-        assert predictions(first.pipe(texts)) == predictions(second.pipe(texts))
+    assert predictions(first.pipe(texts)) == predictions(second.pipe(texts))
     assert first.get_pipe(name).model.to_bytes() == second.get_pipe(name).model.to_bytes()
     _, other_losses = train_small(name, seed=1, n_updates=4)
     assert other_losses != first_losses  # the seed is what makes them equal

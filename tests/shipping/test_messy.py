@@ -13,7 +13,7 @@ import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
-from tests.helpers.trained_pipelines import component_params, one_torch_thread, trained_dir
+from tests.helpers.trained_pipelines import component_params, trained_dir
 
 # A training sentence on which every small model predicts something, 385 times.
 SENTENCE = ("Our data suggest that lipoxygenase metabolites activate ROI formation which "
@@ -77,7 +77,7 @@ def test_messy_texts_predict(nlp, kind):
     assert len(LONG_DOC) > 50_000
     name = nlp.pipe_names[-1]
     key = nlp.get_pipe(name).key
-    with one_torch_thread(), warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("error")  # prediction has nothing to warn about
         doc = nlp(MESSY_TEXTS[kind])
         check_doc(doc, key)
