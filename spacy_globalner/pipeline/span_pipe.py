@@ -107,6 +107,8 @@ class SpanPipe(TrainablePipe):
         # the training corpus (W002); resumed training reports its own (W004).
         self.n_unaligned_gold = 0
         self._unaligned_reported = False
+        # W006 (listener cut off from its encoder) is reported once per component.
+        self._cut_off_reported = False
         self.cfg: Dict[str, Any] = {
             "labels": [],
             "spans_key": spans_key,
@@ -230,7 +232,7 @@ class SpanPipe(TrainablePipe):
         self._require_initialized()
         self._configure_model()  # pick up edits to self.cfg made after loading
         docs = list(docs)
-        if not getattr(self, "_cut_off_reported", False):
+        if not self._cut_off_reported:
             upstream = missing_upstream(self.model, docs)
             if upstream is not None:
                 self._cut_off_reported = True
