@@ -6,9 +6,10 @@ ${training.max_steps}`; the configs write the number. A user who then changes
 max_steps alone (`--training.max_steps 4000`) would train the extra steps at
 learning rate 0, or stop before the rate decays. Each component checks the two
 agree when it is initialized, which `spacy train` and `spacy debug data` do
-before the first update.
+before the first update; the configs that write total_steps also run the check
+as [nlp.after_pipeline_creation], which `spacy debug config` reaches too.
 """
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Callable, Iterator, Optional, Tuple
 
 from spacy.language import Language
 
@@ -41,3 +42,18 @@ def _total_steps(section: Any, path: str) -> Iterator[Tuple[str, Any]]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def make_schedule_budget_check() -> Callable[[Language], Language]:
+    """An `after_pipeline_creation` callback that runs check_schedule_budget.
+
+    spaCy sets nlp.config just before this callback, so the check runs in every
+    command that builds the pipeline from a config, `spacy debug config` (which
+    never initializes) included, and not only at initialize.
+    """
+
+    def check_budget(nlp: Language) -> Language:
+        check_schedule_budget(nlp)
+        return nlp
+
+    return check_budget

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 import spacy
+from spacy import util
 from spacy.training import Example
+from spacy.util import registry
 
 from spacy_globalner.corpora import convert
 from spacy_globalner.pipeline.schedule_budget import check_schedule_budget
@@ -26,10 +28,11 @@ def corpora(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("command", ["train", "debug data"])
+@pytest.mark.parametrize("command", ["train", "debug data", "debug config"])
 def test_spacy_cli_rejects_max_steps_without_schedule(corpora, tmp_path, command):
     """configs/crener.cfg writes total_steps = 1200; overriding max_steps alone
-    fails (max_epochs = 1 keeps a run that wrongly starts short)."""
+    fails (max_epochs = 1 keeps a run that wrongly starts short). `debug config`
+    never initializes: the config's after_pipeline_creation callback checks."""
     args = [sys.executable, "-m", "spacy", *command.split(), str(REPO_ROOT / "configs" / "crener.cfg"),
             "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
             "--training.max_steps", "4000", "--training.max_epochs", "1"]
@@ -54,6 +57,22 @@ def test_initialize_checks_schedule(name):
         nlp.initialize(lambda: examples)
     nlp.config["training"]["optimizer"]["learn_rate"]["total_steps"] = 300
     nlp.initialize(lambda: examples)
+
+
+@pytest.mark.parametrize("name", ["crener", "crener_trf", "crener_w2ner", "crener_zh", "global_pointer_trf", "lcrf_ner_trf"])
+def test_configs_with_a_schedule_check_it_when_built(name):
+    """Every shipped config that writes total_steps runs the check as its
+    after_pipeline_creation callback, so a mismatch fails before any command runs."""
+    config = util.load_config(REPO_ROOT / "configs" / f"{name}.cfg")
+    assert config["nlp"]["after_pipeline_creation"] == {"@callbacks": "spacy-globalner.check_schedule_budget.v1"}
+    callback = registry.resolve({"check": config["nlp"]["after_pipeline_creation"]})["check"]
+    nlp = spacy.blank("en")
+    nlp.config["training"]["max_steps"] = 300
+    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": 200}
+    with pytest.raises(ValueError, match="E440"):
+        callback(nlp)
+    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": 300}
+    assert callback(nlp) is nlp
 
 
 def test_check_passes_what_spacy_train_interpolates():
