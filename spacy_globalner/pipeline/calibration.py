@@ -203,7 +203,8 @@ def _match_candidates(example: Example, found: SpanArrays, label_index: Dict[str
     # The best score of each distinct key: sort by key, then by descending score.
     order = numpy.lexsort((-scores, keys))
     keys, scores = keys[order], scores[order]
-    first = numpy.append(True, keys[1:] != keys[:-1])
+    first = numpy.ones(len(keys), dtype=bool)  # no counted candidate at all is possible
+    first[1:] = keys[1:] != keys[:-1]
     keys, scores = keys[first], scores[first]
     return scores, numpy.isin(keys, gold_keys), keys % n_labels, gold_keys % n_labels
 

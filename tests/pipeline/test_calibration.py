@@ -151,3 +151,22 @@ def test_thresholds_of_all_labels_together_reach_the_best_micro_f(seed):
         for a in [0.0, *per_label[0][0], 1.0] for b in [0.0, *per_label[1][0], 1.0]
     )
     assert micro_f(chosen, per_label, len(gold)) == pytest.approx(best)
+
+
+def test_candidates_none_of_which_align_with_the_gold_tokens():
+    """A dev doc whose only candidates cross the reference's token boundaries
+    counts nothing (as Scorer.score_spans), instead of failing the command."""
+    from spacy.tokens import Doc, Span
+    from spacy.training import Example
+
+    from spacy_globalner.decoding import SpanArrays
+    from spacy_globalner.pipeline.calibration import _match_candidates
+
+    vocab = spacy.blank("en").vocab
+    predicted = Doc(vocab, words=["IL", "-2", "gene"], spaces=[False, True, False])
+    reference = Doc(vocab, words=["IL-", "2", "gene"], spaces=[False, True, False])
+    reference.spans["sc"] = [Span(reference, 0, 2, label="DNA")]
+    found = SpanArrays(numpy.asarray([0]), numpy.asarray([1]), numpy.asarray([0]), numpy.asarray([0.9], "f"))
+    scores, is_gold, label_ids, gold_labels = _match_candidates(Example(predicted, reference), found, {"DNA": 0}, "sc")
+    assert len(scores) == len(is_gold) == len(label_ids) == 0
+    assert gold_labels.tolist() == [0]
