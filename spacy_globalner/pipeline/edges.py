@@ -7,9 +7,8 @@ joiner, byte order mark, right-to-left marks), or on a token that holds a
 control character (NUL, BEL, the ESC of an ANSI escape ...). Such a token may
 still sit inside an entity.
 
-At predict time only the edge tokens of the decoded spans are checked (their
-texts, cached), so a doc costs nothing more than its spans; the gold side
-classifies a whole doc at once from its text's code points.
+The masks are computed once per doc from the text's code points; only the
+distinct characters of the text are classified one by one.
 """
 import functools
 import unicodedata
@@ -62,35 +61,13 @@ def edge_masks(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
     return clean & (classes[first] == 0), clean & (classes[end - 1] == 0)
 
 
-@functools.lru_cache(maxsize=65536)
-def token_edges(text: str) -> Tuple[bool, bool]:
-    """May an entity start / end on a token with this text (the rules of
-    edge_masks for one token)."""
-    if not text:
-        return False, False
-    if text.isprintable():
-        return text[0] != " ", text[-1] != " "
-    if any(_char_class(char) == 2 for char in text):
-        return False, False
-    return _char_class(text[0]) == 0, _char_class(text[-1]) == 0
-
-
-def filter_span_arrays(found: SpanArrays, doc: Doc) -> SpanArrays:
-    """Drop the decoded spans that start or end on a token that may not.
-
-    Only the spans' own edge tokens are looked at, not the whole doc: this runs
-    on every predicted doc.
-    """
+def filter_span_arrays(found: SpanArrays, can_start: numpy.ndarray, can_end: numpy.ndarray) -> SpanArrays:
+    """Drop the decoded spans that start or end on a token that may not."""
     if not len(found):
         return found
-    keep = numpy.fromiter(
-        (
-            token_edges(doc[start].text)[0] and token_edges(doc[end - 1].text)[1]
-            for start, end in zip(numpy.asarray(found.starts).tolist(), numpy.asarray(found.ends).tolist())
-        ),
-        dtype=bool,
-        count=len(found),
-    )
+    starts = numpy.asarray(found.starts, dtype="int64")
+    ends = numpy.asarray(found.ends, dtype="int64")
+    keep = can_start[starts] & can_end[ends - 1]
     if keep.all():
         return found
     return SpanArrays(*(numpy.asarray(field)[keep] for field in found))

@@ -275,16 +275,3 @@ def test_edge_masks_match_characters(text):
         control = any(unicodedata.category(c) == "Cc" for c in token.text)
         assert start == (not control and not _invisible(token.text[0])), repr(token.text)
         assert end == (not control and not _invisible(token.text[-1])), repr(token.text)
-
-
-@pytest.mark.parametrize(
-    "text", [t for k, t in MESSY_TEXTS.items() if k != "long_doc"] + ["IL-2  gene   expression ."]
-)
-def test_token_edges_agree_with_edge_masks(text):
-    """Predictions check only their spans' edge tokens (token_edges); the
-    gold side masks whole docs (edge_masks): both say the same per token."""
-    from spacy_globalner.pipeline.edges import edge_masks, token_edges
-
-    doc = spacy.blank("en")(text)
-    can_start, can_end = edge_masks(doc)
-    assert [token_edges(token.text) for token in doc] == list(zip(can_start.tolist(), can_end.tolist()))
