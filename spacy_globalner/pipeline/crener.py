@@ -54,7 +54,7 @@ GridScores = Tuple[List[Floats3d], Ints2d]
         "positive_weight": 5.0,
         "max_grid_length": 256,
         "set_ents": True,
-        "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
+        "ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
         "head_lr_scale": 1.0,
     },

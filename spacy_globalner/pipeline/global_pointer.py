@@ -52,7 +52,7 @@ DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_M
         "max_span_width": None,
         "prior_offset": True,
         "set_ents": True,
-        "ents_filter": {"@misc": "spacy-globalner.highest_score_filter.v1"},
+        "ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
         "head_lr_scale": 1.0,
     },

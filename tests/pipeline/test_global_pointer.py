@@ -174,13 +174,15 @@ def test_pipe_pickles():
     assert spans_of(clone(text)) == spans_of(nlp(text))
 
 
-def test_set_ents_off_and_longest_first_filter():
+def test_set_ents_off_and_the_default_longest_first_filter():
+    """doc.ents is the outer layer by default, as the corpora's doc.ents are."""
     config = {"set_ents": False}
     nlp, _, _ = overfit(config, n_iter=30)
     doc = nlp(TRAIN_DATA[1][0])
     assert len(doc.spans["sc"]) > 0 and len(doc.ents) == 0
-    config = {"ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"}}
-    nlp, _, _ = overfit(config, n_iter=40)
+    nlp, _, _ = overfit({}, n_iter=40)
+    assert nlp.config["components"]["global_pointer"]["ents_filter"] == {
+        "@misc": "spacy-globalner.longest_first_filter.v1"}
     doc = nlp(TRAIN_DATA[1][0])
     assert [(e.start, e.end) for e in doc.ents] == [(0, 3), (4, 6)]
 
