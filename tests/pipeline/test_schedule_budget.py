@@ -59,7 +59,10 @@ def test_initialize_checks_schedule(name):
     nlp.initialize(lambda: examples)
 
 
-@pytest.mark.parametrize("name", ["crener", "crener_trf", "crener_w2ner", "crener_zh", "global_pointer_trf", "lcrf_ner_trf"])
+SCHEDULED_CONFIGS = ["crener", "crener_trf", "crener_w2ner", "crener_zh", "global_pointer_trf", "lcrf_ner_trf"]
+
+
+@pytest.mark.parametrize("name", SCHEDULED_CONFIGS)
 def test_configs_with_a_schedule_check_it_when_built(name):
     """Every shipped config that writes total_steps runs the check as its
     after_pipeline_creation callback, so a mismatch fails before any command runs."""
