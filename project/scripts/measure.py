@@ -122,7 +122,8 @@ def train_speed(
     # fmt: on
 ):
     """Training words/s of configs on the same examples, one torch thread:
-    5 warm-up updates, then 30 timed updates of 40 docs each."""
+    5 warm-up updates, then 30 timed updates of 40 docs each, timed in the
+    process's CPU time so other jobs on a shared machine do not move it."""
     from spacy.tokens import DocBin
     from spacy.training import Example
     from spacy.util import load_config, load_model_from_config
@@ -138,10 +139,10 @@ def train_speed(
         batches = [examples[i : i + 40] for i in range(0, len(examples), 40)]
         for batch in batches[:5]:
             nlp.update(batch, sgd=optimizer)
-        start = time.perf_counter()
+        start = time.process_time()
         for batch in batches[5:35]:
             nlp.update(batch, sgd=optimizer)
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         words = sum(len(eg.x) for batch in batches[5:35] for eg in batch)
         print(f"{config_path}: {words / seconds:.0f} words/s ({seconds:.1f} s, {words} words)")
 
@@ -162,7 +163,9 @@ def predict_speed(
     thread: each pipeline is trained for a few updates on the same examples,
     then the configs take turns predicting the same pre-tokenized dev docs
     (nlp.pipe, batch 256), the best of `repeats` rounds counting; and the
-    encoder alone the same way, so the head's share shows."""
+    encoder alone the same way, so the head's share shows. Timed in the
+    process's CPU time (one thread), so other jobs on a shared machine do
+    not move the figures."""
     from spacy.tokens import Doc, DocBin
     from spacy.training import Example
     from spacy.util import load_config, load_model_from_config
@@ -191,13 +194,13 @@ def predict_speed(
         for name, nlp in pipelines:
             for mode in ("full", "encoder"):
                 batch = [Doc(nlp.vocab, words=w) for w in words]
-                start = time.perf_counter()
+                start = time.process_time()
                 if mode == "encoder":
                     with nlp.select_pipes(enable=[nlp.pipe_names[0]]):
                         list(nlp.pipe(batch, batch_size=256))
                 else:
                     list(nlp.pipe(batch, batch_size=256))
-                seconds = time.perf_counter() - start
+                seconds = time.process_time() - start
                 key = f"{name}/{mode}"
                 best[key] = min(best.get(key, float("inf")), seconds)
     for name, _ in pipelines:

@@ -243,3 +243,34 @@ def test_predict_speed_times_configs_side_by_side(tmp_path):
     assert [line.split(":")[0] for line in lines] == ["crener", "crener_paper"]
     assert all("words/s" in line and "head adds" in line for line in lines)
     assert (tmp_path / "pipes" / "crener_paper" / "config.cfg").exists()
+
+
+def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
+    """`encoder_pull.py` measures each head's gradient at a tok2vec shared with
+    spaCy's ner and spancat. Doubling a batch with copies of its docs keeps
+    every doc's gradient under a summed loss (the norm grows by sqrt 2) and
+    halves it under a mean (the norm shrinks by sqrt 2): global_pointer's loss
+    is a mean over the batch, spancat's a sum, as the README's "Loss scale" says."""
+    from spacy.tokens import Doc, DocBin
+    from spacy.training import Example
+
+    import encoder_pull
+    from spacy_globalner.corpora import convert
+    from tests.helpers.trained_pipelines import GENIA_TRAIN
+
+    convert(GENIA_TRAIN, tmp_path / "train.spacy", format="genia", limit=24)
+    nlp, head = encoder_pull.shared_pipeline(REPO_ROOT / "configs" / "global_pointer.cfg")
+    assert head == "global_pointer" and nlp.pipe_names == ["tok2vec", "global_pointer", "ner", "spancat"]
+    gold = list(DocBin().from_disk(tmp_path / "train.spacy").get_docs(nlp.vocab))
+
+    def examples(docs):
+        return [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in docs]
+
+    optimizer = nlp.initialize(lambda: examples(gold))
+    for _ in range(3):
+        nlp.update(examples(gold[:12]), sgd=optimizer)
+    single = encoder_pull.encoder_pulls(nlp, examples(gold[12:20]))
+    doubled = encoder_pull.encoder_pulls(nlp, examples(gold[12:20] * 2))
+    assert all(value > 0 for value in single.values())
+    assert doubled["global_pointer"] == pytest.approx(single["global_pointer"] / 2**0.5, rel=1e-3)
+    assert doubled["spancat"] == pytest.approx(single["spancat"] * 2**0.5, rel=1e-3)
