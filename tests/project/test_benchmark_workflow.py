@@ -251,10 +251,10 @@ def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
     every doc's gradient under a summed loss (the norm grows by sqrt 2) and
     halves it under a mean (the norm shrinks by sqrt 2): global_pointer's loss
     is a mean over the batch, spancat's a sum, as the README's "Loss scale" says."""
+    import encoder_pull
     from spacy.tokens import Doc, DocBin
     from spacy.training import Example
 
-    import encoder_pull
     from spacy_globalner.corpora import convert
     from tests.helpers.trained_pipelines import GENIA_TRAIN
 
