@@ -26,48 +26,33 @@ import spacy_globalner  # noqa: F401 (registers the components)
 
 from common import Arg, Opt, set_threads
 
-SPACY_HEADS = {
-    "ner": {
-        "@architectures": "spacy.TransitionBasedParser.v2",
-        "state_type": "ner",
-        "extra_state_tokens": False,
-        "hidden_width": 64,
-        "maxout_pieces": 2,
-        "use_upper": True,
-    },
-    "spancat": {
-        "@architectures": "spacy.SpanCategorizer.v1",
-        "reducer": {"@layers": "spacy.mean_max_reducer.v1", "hidden_size": 128},
-        "scorer": {"@layers": "spacy.LinearLogistic.v1"},
-    },
-}
+SPACY_HEADS = ("ner", "spancat")
 
 
 def shared_pipeline(config_path: Path):
     config = load_config(config_path)
     head = config["nlp"]["pipeline"][-1]
     listener = dict(config["components"][head]["model"]["tok2vec"])
-    for name, model in SPACY_HEADS.items():
+    for name in SPACY_HEADS:  # spaCy's default model, its tok2vec a listener (filled in on load)
         config["nlp"]["pipeline"].append(name)
-        config["components"][name] = {"factory": name, "model": {**model, "tok2vec": listener}}
+        config["components"][name] = {"factory": name, "model": {"tok2vec": listener}}
     return load_model_from_config(config, auto_fill=True), head
 
 
-def gradient_norm_recorder(norms: Dict[str, List[float]], name: str) -> Callable:
+def gradient_norm_recorder(norms: Dict[str, float], name: str) -> Callable:
     def backprop(d_tokvecs):
-        total = sum(float((d * d).sum()) for d in d_tokvecs)
-        norms[name].append(total**0.5)
+        norms[name] = sum(float((d * d).sum()) for d in d_tokvecs) ** 0.5
         return []
 
     return backprop
 
 
 def encoder_pulls(nlp, examples: List[Example]) -> Dict[str, float]:
-    """Median over the batches of each head's gradient norm at the shared
-    tok2vec's output, for one forward pass of the encoder per batch."""
+    """Each head's gradient norm at the shared tok2vec's output for one batch,
+    from one forward pass of the encoder; no weight changes."""
     tok2vec = nlp.get_pipe("tok2vec")
     heads = [name for name in nlp.pipe_names if name != "tok2vec"]
-    norms: Dict[str, List[float]] = {name: [] for name in heads}
+    norms: Dict[str, float] = {}
     docs = [eg.predicted for eg in examples]
     tokvecs = tok2vec.model.predict(docs)
     for listener in tok2vec.listeners:
@@ -76,7 +61,7 @@ def encoder_pulls(nlp, examples: List[Example]) -> Dict[str, float]:
         listener.receive(batch_id, tokvecs, gradient_norm_recorder(norms, owner))
     for name in heads:
         nlp.get_pipe(name).update(examples, drop=0.0, sgd=None, losses={})
-    return {name: statistics.median(values) for name, values in norms.items()}
+    return norms
 
 
 def main(
