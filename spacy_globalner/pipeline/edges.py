@@ -7,8 +7,10 @@ joiner, byte order mark, right-to-left marks), or on a token that holds a
 control character (NUL, BEL, the ESC of an ANSI escape ...). Such a token may
 still sit inside an entity.
 
-The masks are computed once per doc from the text's code points; only the
-distinct characters of the text are classified one by one.
+Gold spans are trimmed with masks computed once per doc from the text's code
+points (only its distinct characters are classified one by one); decoded
+spans are checked at their two edge tokens (each token text classified once
+per process), or with the masks when there are more spans than tokens.
 """
 import functools
 import unicodedata
@@ -61,13 +63,43 @@ def edge_masks(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
     return clean & (classes[first] == 0), clean & (classes[end - 1] == 0)
 
 
-def filter_span_arrays(found: SpanArrays, can_start: numpy.ndarray, can_end: numpy.ndarray) -> SpanArrays:
-    """Drop the decoded spans that start or end on a token that may not."""
+@functools.lru_cache(maxsize=65536)
+def token_edges(text: str) -> Tuple[bool, bool]:
+    """May a token with this text start / end an entity (the rule of
+    `edge_masks`, for one token)? Cached: token texts repeat.
+    """
+    if not text:
+        return False, False
+    classes = [_char_class(char) for char in text]
+    if 2 in classes:
+        return False, False
+    return classes[0] == 0, classes[-1] == 0
+
+
+def filter_span_arrays(doc: Doc, found: SpanArrays) -> SpanArrays:
+    """Drop the decoded spans that start or end on a token that may not.
+
+    A doc usually has far fewer spans than tokens: then only the spans' edge
+    tokens are looked at, each token text classified once per process. A
+    model that calls more spans than the doc has tokens (early in training)
+    gets the doc's masks instead, so the cost stays O(tokens).
+    """
     if not len(found):
         return found
     starts = numpy.asarray(found.starts, dtype="int64")
     ends = numpy.asarray(found.ends, dtype="int64")
-    keep = can_start[starts] & can_end[ends - 1]
+    if len(starts) > len(doc):
+        can_start, can_end = edge_masks(doc)
+        keep = can_start[starts] & can_end[ends - 1]
+    else:
+        keep = numpy.fromiter(
+            (
+                token_edges(doc[start].text)[0] and token_edges(doc[end - 1].text)[1]
+                for start, end in zip(starts.tolist(), ends.tolist())
+            ),
+            dtype=bool,
+            count=len(starts),
+        )
     if keep.all():
         return found
     return SpanArrays(*(numpy.asarray(field)[keep] for field in found))

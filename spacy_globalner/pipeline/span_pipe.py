@@ -39,7 +39,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
 from ..validation import check_key
-from .edges import edge_masks, filter_span_arrays
+from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
 from .listeners import missing_upstream
@@ -244,7 +244,7 @@ class SpanPipe(TrainablePipe):
         docs = list(docs)
         ents_filter = self.ents_filter if self.cfg["set_ents"] else None
         for doc, found in zip(docs, self._decode(docs, scores)):
-            found = filter_span_arrays(found, *edge_masks(doc))
+            found = filter_span_arrays(doc, found)
             write_spans(doc, found, self.labels, self.key, ents_filter)
 
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
@@ -279,7 +279,7 @@ class SpanPipe(TrainablePipe):
         RETURNS (List[SpanArrays]): One per doc.
         """
         found = self._decode_at(docs, scores, thresholds)
-        return [filter_span_arrays(spans, *edge_masks(doc)) for doc, spans in zip(docs, found)]
+        return [filter_span_arrays(doc, spans) for doc, spans in zip(docs, found)]
 
     def _decode_at(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
         """Decode with the given per-label thresholds (components with a threshold)."""

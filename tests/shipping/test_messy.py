@@ -275,3 +275,31 @@ def test_edge_masks_match_characters(text):
         control = any(unicodedata.category(c) == "Cc" for c in token.text)
         assert start == (not control and not _invisible(token.text[0])), repr(token.text)
         assert end == (not control and not _invisible(token.text[-1])), repr(token.text)
+
+
+@pytest.mark.parametrize(
+    "text", [t for k, t in MESSY_TEXTS.items() if k != "long_doc" and t] + ["IL-2  gene   expression ."]
+)
+def test_decoded_spans_filtered_as_the_masks_say(text):
+    """Decoded spans are filtered as the per-doc masks of the gold spans say,
+    on both paths: more spans than tokens (the masks) and a few spans (only
+    their edge tokens are looked at)."""
+    from spacy_globalner.decoding import SpanArrays
+    from spacy_globalner.pipeline.edges import edge_masks, filter_span_arrays
+
+    doc = spacy.blank("en")(text)
+    starts, last = numpy.triu_indices(len(doc))
+    can_start, can_end = edge_masks(doc)
+    expected = (can_start[starts] & can_end[last]).tolist()
+    assert not all(expected) or (can_start.all() and can_end.all())
+
+    def kept(index):
+        found = SpanArrays(starts[index], last[index] + 1, numpy.zeros_like(starts[index]),
+                           numpy.ones(len(starts[index]), dtype="float32"))
+        filtered = filter_span_arrays(doc, found)
+        return set(zip(filtered.starts.tolist(), filtered.ends.tolist()))
+
+    everything = kept(numpy.tile(numpy.arange(len(starts)), 2))  # more spans than tokens
+    assert everything == {(s, e + 1) for s, e, ok in zip(starts.tolist(), last.tolist(), expected) if ok}
+    one_at_a_time = set().union(*(kept(numpy.asarray([i])) for i in range(len(starts))))
+    assert one_at_a_time == everything
