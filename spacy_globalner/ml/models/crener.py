@@ -305,7 +305,10 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
         chunk_grids, backprop_chunk = wrapper(_window_vectors(vectors, windows[chunk]), is_train)
         for index, grid in zip(chunk.tolist(), chunk_grids):
             grids[index] = grid
-        callbacks.append((chunk, backprop_chunk))
+        if is_train:
+            # A chunk's backprop holds its padded scores; kept only for
+            # training, so prediction holds one copy of each grid, not two.
+            callbacks.append((chunk, backprop_chunk))
 
     def backprop(d_grids: HeadOutT) -> List[Floats2d]:
         d_vectors = [model.ops.alloc2f(*x.shape) for x in vectors]

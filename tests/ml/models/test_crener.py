@@ -75,6 +75,40 @@ def test_head_chunking_equals_one_batch():
         numpy.testing.assert_allclose(ops.to_numpy(a), ops.to_numpy(b), atol=1e-4)
 
 
+def test_prediction_keeps_no_padded_chunk(monkeypatch):
+    """Prediction holds one copy of each window's grid: every chunk's padded
+    score tensor is freed once its windows are copied out (a 20,000-token doc
+    has 104 windows; keeping both copies doubled its memory). Training keeps
+    them, for backprop."""
+    import gc
+    import weakref
+
+    import spacy_globalner.ml.models.crener as crener_models
+
+    padded = []
+    window_grids = crener_models._window_grids
+
+    def recording(model, inputs_outputs, is_train):
+        padded.append(weakref.ref(inputs_outputs[1]))
+        return window_grids(model, inputs_outputs, is_train)
+
+    monkeypatch.setattr(crener_models, "_window_grids", recording)
+    ops = get_current_ops()
+    X = _inputs(ops)
+    head = _head(max_batch_cells=1)  # one chunk per window
+    head.initialize(X=X)
+    padded.clear()
+    # While the forward pass runs (up to its return) earlier chunks must be gone.
+    grids, backprop = head(X, is_train=False)
+    gc.collect()
+    assert len(padded) == 3 and all(ref() is None for ref in padded)
+    assert [g.shape[0] for g in grids] == [7, 3, 5]
+    padded.clear()
+    grids, backprop = head(X, is_train=True)
+    gc.collect()
+    assert len(padded) == 3 and all(ref() is not None for ref in padded)
+
+
 def test_head_overlapping_windows_add_gradients():
     ops = get_current_ops()
     vectors, _ = _inputs(ops, lengths=(8,))
