@@ -1,5 +1,5 @@
 """The benchmark workflow's scripts (project/scripts): config composition and
-the report, on tiny fake inputs; predict-speed on two updates of a tiny model."""
+the report, on tiny fake inputs; predict-speed and head-cost on two updates of a tiny model."""
 import json
 import sys
 
@@ -243,6 +243,17 @@ def test_predict_speed_times_configs_side_by_side(tmp_path):
     assert [line.split(":")[0] for line in lines] == ["crener", "crener_paper"]
     assert all("words/s" in line and "head adds" in line for line in lines)
     assert (tmp_path / "pipes" / "crener_paper" / "config.cfg").exists()
+    # head-cost on a saved pipeline: the heads' share, split into model and decoding.
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "measure.py"), "head-cost", str(tmp_path / "pipes" / "crener"),
+         str(tmp_path / "dev.spacy"), "--docs", "20", "--repeats", "1"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].startswith("encoder ") and "heads add" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:]] == ["tok2vec", "crener/predict", "crener/set_annotations"]
+    assert all(float(line.split(": ")[1].split(" ms")[0]) > 0 for line in lines[1:])
 
 
 def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
