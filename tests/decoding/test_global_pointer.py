@@ -57,3 +57,23 @@ def test_masked_cells_are_ignored_even_with_a_very_low_threshold():
     scores = band(2, 2, 1, {(1, 1, 0): LOW})
     (found,) = decode_band_scores(scores, [2], threshold=-10.0)
     assert (1, 3, 0) not in as_tuples(found)
+
+
+def test_decode_matches_a_cell_by_cell_reading_of_random_bands():
+    rng = numpy.random.default_rng(0)
+    lengths = [5, 0, 1, 7, 3]
+    width, n_labels = 4, 3
+    scores = rng.normal(size=(sum(lengths), width, n_labels)).astype("float32")
+    thresholds = numpy.array([-0.5, 0.0, 0.8])
+    found = decode_band_scores(scores, lengths, thresholds)
+    row = 0
+    for length, spans in zip(lengths, found):
+        expected = [
+            (start, start + w + 1, label)
+            for start in range(length)
+            for w in range(width)
+            for label in range(n_labels)
+            if start + w < length and scores[row + start, w, label] > thresholds[label]
+        ]
+        assert as_tuples(spans) == expected
+        row += length
