@@ -40,7 +40,7 @@ def train(name: str, corpus: Path, output: Path, steps: int, gpu: bool) -> Path:
             "--paths.dev", str(corpus / "dev.spacy"), "--training.max_steps", str(steps),
             "--training.eval_frequency", str(max(1, steps // 2)), "--training.patience", "0",
             "--gpu-id", "0" if gpu else "-1"]
-    if name == "crener":  # its schedule's total_steps must follow max_steps (E440)
+    if name in ("crener", "global_pointer"):  # their schedules' total_steps must follow max_steps (E440)
         args += ["--training.optimizer.learn_rate.total_steps", str(steps),
                  "--training.optimizer.learn_rate.warmup_steps", str(max(1, steps // 10))]
     if gpu:

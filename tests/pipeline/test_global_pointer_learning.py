@@ -10,12 +10,20 @@ from spacy_globalner.corpora import read_nested_jsonl
 from tests.helpers import REPO_ROOT
 
 GENIA_SLICE = REPO_ROOT / "project" / "assets" / "genia"
+UPDATES = 256
 
 
 @pytest.mark.slow
 def test_global_pointer_learns_nested_genia(one_torch_thread):
     fix_random_seed(0)
-    nlp = load_model_from_config(load_config(REPO_ROOT / "configs" / "global_pointer.cfg"), auto_fill=True)
+    config = load_config(REPO_ROOT / "configs" / "global_pointer.cfg")
+    # 8 epochs of 32-doc batches: 256 updates; the schedule ends there and warms
+    # up over the first tenth, as `spacy train --training.max_steps 256
+    # --training.optimizer.learn_rate.total_steps 256 ...warmup_steps 25` would.
+    config["training"]["max_steps"] = UPDATES
+    config["training"]["optimizer"]["learn_rate"]["total_steps"] = UPDATES
+    config["training"]["optimizer"]["learn_rate"]["warmup_steps"] = UPDATES // 10
+    nlp = load_model_from_config(config, auto_fill=True)
     train_docs = list(read_nested_jsonl(GENIA_SLICE / "train.jsonl", nlp.vocab, limit=1000))
     dev_docs = list(read_nested_jsonl(GENIA_SLICE / "dev.jsonl", nlp.vocab, limit=300))
     # Like spacy.Corpus: the pipeline re-tokenizes the text, gold is aligned to it.
@@ -27,6 +35,8 @@ def test_global_pointer_learns_nested_genia(one_torch_thread):
         rng.shuffle(train)
         for start in range(0, len(train), 32):
             nlp.update(train[start : start + 32], sgd=optimizer, drop=0.1)
+            optimizer.step_schedules()  # as spacy train does after each update
+    assert optimizer.learn_rate == 0.0  # the schedule ran to its end
     scores = nlp.evaluate(dev)
     nested_found = 0
     for doc in nlp.pipe(eg.x.text for eg in dev[:100]):
@@ -35,11 +45,12 @@ def test_global_pointer_learns_nested_genia(one_torch_thread):
             1 for inner in offsets for outer in offsets
             if inner != outer and outer[0] <= inner[0] and inner[1] <= outer[1]
         )
-    # With configs/global_pointer.cfg (BiLSTM encoder, prior offset) this reached
-    # spans F 0.589 (P 0.682, R 0.518) here, seed 0, 250 updates; the earlier CNN
-    # config without the offset 0.590 (R 0.613), the BiLSTM without the offset
-    # 0.552 (R 0.476). A model predicting nothing scores 0 (F and recall); the
-    # slice's nested share is 11.6%.
-    assert scores["spans_sc_f"] > 0.55
-    assert scores["spans_sc_r"] > 0.45
+    # With configs/global_pointer.cfg (BiLSTM encoder, prior offset, warm-up and
+    # linear decay from a peak of 0.002) this reached spans F 0.599 (P 0.689,
+    # R 0.530) here, seed 0, 256 updates; at the earlier constant rate of 0.001,
+    # 0.589 (R 0.518); the warm-up of the 4,000-update config (250 updates)
+    # kept at this budget, 0.554 (R 0.458). A model predicting nothing scores 0
+    # (F and recall); the slice's nested share is 11.6%.
+    assert scores["spans_sc_f"] > 0.57
+    assert scores["spans_sc_r"] > 0.49
     assert nested_found > 0  # spans inside other predicted spans: nesting is learned
