@@ -1,0 +1,39 @@
+"""`spacy train` for a number of updates, with the config's learning-rate
+schedule (where it has one) ending at the same update.
+
+python scripts/train_budget.py CONFIG STEPS [spacy train arguments ...]
+
+The configs with a schedule write its total_steps as a number, checked against
+training.max_steps (E440); the others have a constant learning rate, where
+overriding total_steps is a config error. This passes the one override each
+config takes, so the project's `train` step works for every config.
+"""
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+from spacy.util import load_config
+
+
+def budget_overrides(config_path: Path, steps: int) -> List[str]:
+    """The `spacy train` overrides that set a budget of `steps` updates."""
+    optimizer = load_config(config_path, interpolate=False)["training"]["optimizer"]
+    overrides = ["--training.max_steps", str(steps)]
+    learn_rate = optimizer.get("learn_rate")
+    if isinstance(learn_rate, dict) and "total_steps" in learn_rate:
+        overrides += ["--training.optimizer.learn_rate.total_steps", str(steps)]
+    return overrides
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) < 2 or not argv[1].isdigit():
+        print(__doc__, file=sys.stderr)
+        return 2
+    config, steps, *rest = argv
+    command = [sys.executable, "-m", "spacy", "train", config, *budget_overrides(Path(config), int(steps)), *rest]
+    return subprocess.call(command)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

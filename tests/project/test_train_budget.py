@@ -1,0 +1,34 @@
+"""The project's `train` step sets its budget through scripts/train_budget.py,
+which must give every shipped config the overrides it accepts: the schedule's
+total_steps where there is one (else E440), none where the rate is constant
+(else a config error)."""
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "project" / "scripts"))
+
+import train_budget  # noqa: E402
+
+CPU_CONFIGS = sorted(path for path in (REPO_ROOT / "configs").glob("*.cfg") if "trf" not in path.stem)
+
+
+@pytest.mark.parametrize("config", CPU_CONFIGS, ids=lambda path: path.stem)
+def test_budget_overrides_pass_spacy_debug_config(config):
+    overrides = train_budget.budget_overrides(config, 800)
+    scheduled = "total_steps = " in config.read_text()
+    assert ("--training.optimizer.learn_rate.total_steps" in overrides) == scheduled
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy", "debug", "config", str(config), *overrides,
+         "--paths.train", "train.spacy", "--paths.dev", "dev.spacy"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_without_a_budget_it_prints_its_usage(capsys):
+    assert train_budget.main(["../configs/global_pointer.cfg"]) == 2
+    assert "STEPS" in capsys.readouterr().err
