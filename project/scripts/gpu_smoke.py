@@ -24,6 +24,9 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_budget import budget_overrides  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 GENIA = REPO / "project" / "assets" / "genia"
 COMPONENTS = ("global_pointer", "lcrf_ner", "crener")
@@ -35,14 +38,15 @@ def run(*args: str) -> None:
 
 
 def train(name: str, corpus: Path, output: Path, steps: int, gpu: bool) -> Path:
-    args = [sys.executable, "-m", "spacy", "train", str(REPO / "configs" / f"{name}.cfg"),
+    config = REPO / "configs" / f"{name}.cfg"
+    overrides = budget_overrides(config, steps)
+    args = [sys.executable, "-m", "spacy", "train", str(config), *overrides,
             "--output", str(output), "--paths.train", str(corpus / "train.spacy"),
-            "--paths.dev", str(corpus / "dev.spacy"), "--training.max_steps", str(steps),
+            "--paths.dev", str(corpus / "dev.spacy"),
             "--training.eval_frequency", str(max(1, steps // 2)), "--training.patience", "0",
             "--gpu-id", "0" if gpu else "-1"]
-    if name in ("crener", "global_pointer"):  # their schedules' total_steps must follow max_steps (E440)
-        args += ["--training.optimizer.learn_rate.total_steps", str(steps),
-                 "--training.optimizer.learn_rate.warmup_steps", str(max(1, steps // 10))]
+    if "--training.optimizer.learn_rate.total_steps" in overrides:  # a schedule: warm up over a tenth
+        args += ["--training.optimizer.learn_rate.warmup_steps", str(max(1, steps // 10))]
     if gpu:
         args += [f"--components.{name}.model.mixed_precision", "true"]
     run(*args)
