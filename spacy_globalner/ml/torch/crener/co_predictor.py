@@ -1,8 +1,13 @@
 """The co-predictor: biaffine token-pair scores plus an MLP on the grid, summed."""
+from typing import Optional, Tuple
+
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .biaffine import Biaffine
+
+LinearWeights = Tuple[torch.Tensor, torch.Tensor]
 
 
 class CoPredictor(nn.Module):
@@ -33,9 +38,44 @@ class CoPredictor(nn.Module):
             nn.Linear(grid_width, hidden_width), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden_width, n_out)
         )
 
-    def forward(self, tokens: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, tokens: torch.Tensor, grid: torch.Tensor, first_layer: Optional[LinearWeights] = None
+    ) -> torch.Tensor:
         """tokens (torch.Tensor): (batch, n, token_width).
-        grid (torch.Tensor): (batch, n, n, grid_width).
+        grid (torch.Tensor): (batch, n, n, grid_width), or the features that
+            first_layer reads.
+        first_layer (Optional[Tuple[torch.Tensor, torch.Tensor]]): Weight and
+            bias that replace the grid MLP's first linear layer (from
+            fold_tag_projection); None uses the layer itself.
         RETURNS (torch.Tensor): (batch, n, n, n_out).
         """
-        return self.biaffine(self.subject(tokens), self.object(tokens)) + self.grid_mlp(grid)
+        first, *rest = self.grid_mlp
+        hidden = first(grid) if first_layer is None else F.linear(grid, *first_layer)
+        for layer in rest:
+            hidden = layer(hidden)
+        return self.biaffine(self.subject(tokens), self.object(tokens)) + hidden
+
+
+def fold_tag_projection(first: nn.Linear, tags: nn.Module, grid_width: int) -> LinearWeights:
+    """Fold a linear layer that reads [grid; TF(grid)] (or TF(grid) alone,
+    grid_width = 0) into one linear layer of the grid itself.
+
+    The tag-aware features TF = T grid + t are linear in the grid, so
+    W [grid; TF] + b = (W_grid + W_tags T) grid + (W_tags t + b): the same
+    function, without materialising TF or the wider concatenated grid. The
+    parameters, and so saved weights, stay those of `first` and `tags`.
+    Computed in fp32 outside autocast; the layer casts the result.
+
+    first (nn.Linear): The layer, in_features = grid_width + tags.width.
+    tags (TagProjection): The projection whose output the layer reads.
+    grid_width (int): Channels of the grid that the layer reads beside TF.
+    RETURNS (Tuple[torch.Tensor, torch.Tensor]): The folded weight
+        (out_features, tags' input width) and bias.
+    """
+    with torch.autocast(first.weight.device.type, enabled=False):
+        tag_weight, tag_bias = tags.as_linear()
+        grid_part, tag_part = first.weight[:, :grid_width], first.weight[:, grid_width:]
+        weight = tag_part @ tag_weight
+        if grid_width:
+            weight = weight + grid_part
+        return weight, first.bias + tag_part @ tag_bias

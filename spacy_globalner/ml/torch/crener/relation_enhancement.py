@@ -1,4 +1,6 @@
 """Relation enhancement: token features read off the grid, refined, and fed back."""
+from typing import Tuple
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -94,6 +96,16 @@ class TagProjection(nn.Module):
         blocks = grid.unflatten(-1, (self.n_rates, self.conv_width))
         tags = torch.einsum("bxylc,lco->bxylo", blocks, self.weight.to(grid.dtype)) + self.bias.to(grid.dtype)
         return tags.flatten(-2)
+
+    def as_linear(self) -> Tuple[torch.Tensor, torch.Tensor]:
+        """The projection as one linear map of the whole grid:
+        F.linear(grid, weight, bias) == self(grid), with weight block-diagonal
+        (width, n_rates * conv_width), so that a layer reading TF can fold it
+        into its own weights instead of materialising TF.
+
+        RETURNS (Tuple[torch.Tensor, torch.Tensor]): weight and bias (width,).
+        """
+        return torch.block_diag(*self.weight.transpose(1, 2)), self.bias.flatten()
 
 
 class TwoStreamEnhancement(nn.Module):

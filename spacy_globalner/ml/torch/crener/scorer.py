@@ -25,7 +25,8 @@ from torch import nn
 
 from .adapted_transformer import AdaptedTransformer
 from .attention_embedding import AttentionEmbedding
-from .co_predictor import CoPredictor
+from .co_predictor import CoPredictor, fold_tag_projection
+from .concatenated_linear import linear_of_concatenation
 from .conditional_layer_norm import ConditionalLayerNorm
 from .context_encoder import BiLSTMContext
 from .dilated_convolution import DilatedConvolutions
@@ -122,12 +123,11 @@ class CRENERScorer(nn.Module):
         if self.transformer is not None:
             tokens = self.transformer(tokens, token_mask)
         # The grid embeddings that do not change between rounds.
-        embeddings = [self.position(n, X.device)[None].expand(X.shape[0], -1, -1, -1)]
+        embeddings = [self.position(n, X.device)[None]]
         if self.attention_embedding is not None:
             embeddings.append(self.attention_embedding(tokens, token_mask))
         subjects, objects = self.subject(tokens), self.object(tokens)
         grid = self._convolve(subjects, objects, embeddings, cell_mask)
-        tags = None
         if self.paper_enhancement:
             first_subjects, first_objects = subjects, objects
             for enhancement in self.enhancements:
@@ -136,10 +136,13 @@ class CRENERScorer(nn.Module):
         else:
             for enhancement in self.enhancements:
                 grid = enhancement(grid, tokens, cell_mask, token_mask)
+        first_layer = None
         if self.settings.predictor_input != "grid":
-            tags = self.tags(grid)
-            grid = tags if self.settings.predictor_input == "tags" else torch.cat((grid, tags), dim=-1)
-        scores = self.predictor(tokens, grid)
+            # The MLP reads TF(grid) (beside the grid): folded into its first
+            # layer, as TF is linear in the grid.
+            grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
+            first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
+        scores = self.predictor(tokens, grid, first_layer)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
@@ -147,8 +150,12 @@ class CRENERScorer(nn.Module):
     def _convolve(self, subjects, objects, embeddings, cell_mask) -> torch.Tensor:
         """The convolution module: CLN grid of (subjects, objects), joined by
         the grid embeddings, reduced by MLP_1 (eq. 7), then the dilated
-        convolutions (eq. 8)."""
+        convolutions (eq. 8). MLP_1's linear layer reads the parts of the
+        grid one by one (the position embeddings once for the batch)."""
         grid = self.layer_norm(objects, subjects)
-        grid = torch.cat([grid] + [e.to(grid.dtype) for e in embeddings], dim=-1)
-        grid = self.reduce(grid).masked_fill(~cell_mask[..., None], 0.0)
+        linear, *rest = self.reduce
+        grid = linear_of_concatenation(linear, [grid] + [e.to(grid.dtype) for e in embeddings])
+        for layer in rest:
+            grid = layer(grid)
+        grid = grid.masked_fill(~cell_mask[..., None], 0.0)
         return self.convolutions(grid, cell_mask)
