@@ -31,6 +31,37 @@ def test_scorer_shapes_masks_and_batched_equals_unbatched(efficient):
         row += len(doc)
 
 
+def rotate(vector: torch.Tensor, position: int) -> torch.Tensor:
+    """RoPE by the textbook: pair m of the vector turned by position * 10000^(-2m / d)."""
+    d = vector.shape[-1]
+    angles = position * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    even, odd = vector[0::2], vector[1::2]
+    turned = torch.stack((even * angles.cos() - odd * angles.sin(), even * angles.sin() + odd * angles.cos()), -1)
+    return turned.reshape(d)
+
+
+@pytest.mark.parametrize("head_width", [8, 6])
+@pytest.mark.parametrize("rope", [True, False])
+def test_scorer_computes_the_scaled_rotary_dot_product(head_width, rope):
+    """s(i, j, label) = R(i) q_i . R(j) k_j / sqrt(head_width), cell by cell,
+    against the projection's weights (a head width that is not 4^k included)."""
+    torch.manual_seed(0)
+    n_labels, n = 2, 5
+    scorer = GlobalPointerScorer(n_labels, head_width, rope=rope).double()
+    X = torch.randn(n, 3, dtype=torch.float64)
+    scores = scorer(X, *packed([n], 3))
+    heads = scorer.query_key(X).view(n, n_labels, 2, head_width).detach()
+    for i in range(n):
+        for width in range(min(3, n - i)):
+            j = i + width
+            for label in range(n_labels):
+                q, k = heads[i, label, 0], heads[j, label, 1]
+                if rope:
+                    q, k = rotate(q, i), rotate(k, j)
+                expected = float(q @ k) / head_width**0.5
+                assert float(scores.detach()[i, width, label]) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
 def test_scorer_without_rope_is_position_blind():
     torch.manual_seed(0)
     scorer = GlobalPointerScorer(1, 8, rope=False)

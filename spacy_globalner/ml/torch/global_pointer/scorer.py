@@ -80,9 +80,13 @@ class GlobalPointerScorer(nn.Module):
         n_tokens = X.shape[0]
         projected = self.query_key(X)
         heads = projected.view(n_tokens, -1, 2, self.head_width)
+        # 1 / sqrt(head_width) for the queries, 1 for the keys (exact for head_width 4^k).
+        scale = torch.tensor([[self.head_width ** -0.5], [1.0]], dtype=torch.float64)
         if self.rope:
-            heads = apply_rope(heads, positions)  # queries and keys in one pass
-        queries = heads[:, :, 0] * self.head_width ** -0.5
+            heads = apply_rope(heads, positions, scale)  # queries and keys in one pass, queries scaled
+        else:
+            heads = heads * scale.to(device=heads.device, dtype=heads.dtype)
+        queries = heads[:, :, 0]
         keys = heads[:, :, 1]
         scores = torch.cat(
             [

@@ -29,3 +29,12 @@ def test_rope_keeps_shape_dtype_and_norm():
     torch.testing.assert_close(apply_rope(x, torch.zeros(5, dtype=torch.long)), x)
     half = apply_rope(x.half(), torch.arange(5))
     assert half.dtype == torch.float16 and torch.isfinite(half).all()
+
+
+def test_rope_scale_is_the_rotation_times_each_slots_factor():
+    x = torch.randn(6, 3, 2, 16, dtype=torch.float64)
+    positions = torch.tensor([0, 1, 2, 0, 1, 7])
+    scaled = apply_rope(x, positions, torch.tensor([[0.125], [3.0]]))
+    rotated = apply_rope(x, positions)
+    torch.testing.assert_close(scaled[:, :, 0], rotated[:, :, 0] * 0.125)
+    torch.testing.assert_close(scaled[:, :, 1], rotated[:, :, 1] * 3.0)
