@@ -30,7 +30,7 @@ def test_add_pipe_with_defaults():
     pipe = nlp.add_pipe("global_pointer")
     assert isinstance(pipe, GlobalPointer)
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
-                        "threshold": 0.0, "max_span_width": None, "head_lr_scale": 1.0,
+                        "threshold": -0.5, "max_span_width": None, "head_lr_scale": 1.0,
                         "prior_offset": True}
     assert not pipe.is_initialized
 

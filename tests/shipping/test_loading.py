@@ -120,14 +120,15 @@ def test_settings_of_the_created_pipe_win_in_from_bytes():
 def test_cfg_edited_before_saving_warns_and_the_config_wins(tmp_path):
     nlp = load("global_pointer")
     pipe = nlp.get_pipe("global_pointer")
+    configured = nlp.config["components"]["global_pointer"]["threshold"]
     pipe.cfg["threshold"] = 3.0
     with pytest.warns(UserWarning, match=r"W005.*'threshold'.*3\.0"):
         nlp.to_disk(tmp_path / "edited")
-    assert load("global_pointer", tmp_path / "edited").get_pipe("global_pointer").cfg["threshold"] == 0.0
+    assert load("global_pointer", tmp_path / "edited").get_pipe("global_pointer").cfg["threshold"] == configured
     kept = load("global_pointer", tmp_path / "edited", threshold=3.0)
     assert kept.get_pipe("global_pointer").cfg["threshold"] == 3.0
     # An inferred width is learned state: an edit of it is saved, with no warning.
-    pipe.cfg["threshold"] = 0.0
+    pipe.cfg["threshold"] = configured
     pipe.cfg["max_span_width"] = 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
