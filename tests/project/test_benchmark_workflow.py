@@ -287,3 +287,28 @@ def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
     assert all(value > 0 for value in single.values())
     assert doubled["global_pointer"] == pytest.approx(single["global_pointer"] / 2**0.5, rel=1e-3)
     assert doubled["spancat"] == pytest.approx(single["spancat"] * 2**0.5, rel=1e-3)
+
+
+def test_threshold_sweep_scores_each_threshold_on_both_halves(tmp_path):
+    """The sweep behind the default threshold: the calibrated thresholds are set
+    aside, a threshold no cell reaches finds nothing, and a lower one finds
+    at least as many spans as a higher one (recall cannot fall)."""
+    import warnings
+
+    import spacy
+    import threshold_sweep
+    from spacy.tokens import DocBin
+
+    from tests.helpers.trained_pipelines import GENIA_DEV, calibrated_dir, genia_docs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        docs = genia_docs(spacy.blank("en"), limit=40, path=GENIA_DEV)
+    DocBin(docs=docs).to_disk(tmp_path / "dev.spacy")
+    output = tmp_path / "sweep.json"
+    model = str(calibrated_dir("global_pointer"))
+    threshold_sweep.main(model, str(tmp_path / "dev.spacy"), str(output), [-2.0, 0.0, 1e4])
+    rows = json.loads(output.read_text(encoding="utf8"))
+    assert set(rows) == {f"{t}/{part}" for t in (-2.0, 0.0, 1e4) for part in ("devA", "devB", "dev")}
+    assert rows["10000.0/dev"]["spans_sc_r"] == 0.0 and rows["10000.0/devA"]["ents_f"] == 0.0
+    assert rows["-2.0/dev"]["spans_sc_r"] >= rows["0.0/dev"]["spans_sc_r"] > 0.0

@@ -1,0 +1,46 @@
+"""Score a trained global_pointer or crener pipeline at several global
+thresholds, on the first half of a dev corpus (devA), its second half (devB)
+and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
+
+    python scripts/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0 -0.5 -1
+
+Per-label calibrated thresholds are set aside, so `threshold` alone decides.
+Choose a default on devA of every corpus, report it on devB: the way the
+default threshold of `configs/global_pointer.cfg` was chosen (README.md,
+"global_pointer": the default threshold).
+"""
+import json
+import sys
+from typing import List
+
+import spacy
+from spacy.tokens import DocBin
+from spacy.training import Example
+
+THRESHOLDED = ("global_pointer", "crener")
+METRICS = ("spans_sc_f", "spans_sc_p", "spans_sc_r", "ents_f", "ents_p", "ents_r")
+
+
+def main(model: str, dev_path: str, output_path: str, thresholds: List[float]) -> None:
+    nlp = spacy.load(model)
+    name = next(name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in THRESHOLDED)
+    pipe = nlp.get_pipe(name)
+    docs = list(DocBin().from_disk(dev_path).get_docs(nlp.vocab))
+    half = len(docs) // 2
+    parts = {"devA": docs[:half], "devB": docs[half:], "dev": docs}
+    results = {}
+    for threshold in thresholds:
+        pipe.cfg["threshold"] = threshold
+        pipe.cfg["thresholds"] = {}
+        for part, gold in parts.items():
+            # as spacy.Corpus reads them: the pipeline re-tokenizes the text
+            scores = nlp.evaluate([Example(nlp.make_doc(doc.text), doc) for doc in gold])
+            row = {metric: round(100 * scores[metric], 2) for metric in METRICS}
+            results[f"{threshold}/{part}"] = row
+            print(threshold, part, row, flush=True)
+    with open(output_path, "w", encoding="utf8") as file_:
+        json.dump(results, file_, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3], [float(value) for value in sys.argv[4:]])
