@@ -7,7 +7,7 @@ and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
 Per-label calibrated thresholds are set aside, so `threshold` alone decides.
 Choose a default on devA of every corpus, report it on devB: the way the
 default threshold of `configs/global_pointer.cfg` was chosen (README.md,
-"global_pointer": the default threshold).
+"Four corpora at the full budget": the default threshold).
 """
 import json
 import sys

@@ -42,8 +42,8 @@ subword_features = true
 DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_MODEL)["model"]
 # The logit a span must exceed: -0.5 (probability 0.38), not 0.0, because the
 # head under-calls. Chosen on the first half of the GENIA, GermEval 2014, WNUT-17
-# and Resume dev splits (configs/global_pointer.cfg, 3 seeds; README.md,
-# "global_pointer": the default threshold).
+# and Resume dev splits (configs/global_pointer.cfg, 3 seeds; README.md, "Four
+# corpora at the full budget": the default threshold).
 DEFAULT_THRESHOLD = -0.5
 
 
