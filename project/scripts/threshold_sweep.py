@@ -17,24 +17,24 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
 
-THRESHOLDED = ("global_pointer", "crener")
+from spacy_globalner.cli.calibrate import _component_name
+
 METRICS = ("spans_sc_f", "spans_sc_p", "spans_sc_r", "ents_f", "ents_p", "ents_r")
 
 
 def main(model: str, dev_path: str, output_path: str, thresholds: List[float]) -> None:
     nlp = spacy.load(model)
-    name = next(name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in THRESHOLDED)
-    pipe = nlp.get_pipe(name)
-    docs = list(DocBin().from_disk(dev_path).get_docs(nlp.vocab))
-    half = len(docs) // 2
-    parts = {"devA": docs[:half], "devB": docs[half:], "dev": docs}
+    pipe = nlp.get_pipe(_component_name(nlp, None, model))  # the one with a threshold, as calibrate finds it
+    # as spacy.Corpus reads them: the pipeline re-tokenizes the text
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
+    half = len(examples) // 2
+    parts = {"devA": examples[:half], "devB": examples[half:], "dev": examples}
     results = {}
     for threshold in thresholds:
         pipe.cfg["threshold"] = threshold
         pipe.cfg["thresholds"] = {}
         for part, gold in parts.items():
-            # as spacy.Corpus reads them: the pipeline re-tokenizes the text
-            scores = nlp.evaluate([Example(nlp.make_doc(doc.text), doc) for doc in gold])
+            scores = nlp.evaluate(gold)  # evaluates copies: the examples stay as read
             row = {metric: round(100 * scores[metric], 2) for metric in METRICS}
             results[f"{threshold}/{part}"] = row
             print(threshold, part, row, flush=True)

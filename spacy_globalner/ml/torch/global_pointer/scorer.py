@@ -56,6 +56,12 @@ class GlobalPointerScorer(nn.Module):
             warnings.filterwarnings("ignore", message="Lazy modules")
             self.query_key = nn.LazyLinear(2 * head_width * n_projections)
         self.label_bias = nn.Linear(2 * head_width, 2 * n_labels) if efficient else None
+        # 1 / sqrt(head_width) for the queries, 1 for the keys, multiplied into the
+        # RoPE table (exact for head_width 4^k). A buffer, so it moves with the
+        # module; not saved, so the state dict is what it was; fp64, so an fp64
+        # model keeps every digit (it is cast to the dtype the rotation runs in).
+        scale = torch.tensor([[head_width**-0.5], [1.0]], dtype=torch.float64)
+        self.register_buffer("slot_scale", scale, persistent=False)
 
     def forward(
         self,
@@ -80,12 +86,10 @@ class GlobalPointerScorer(nn.Module):
         n_tokens = X.shape[0]
         projected = self.query_key(X)
         heads = projected.view(n_tokens, -1, 2, self.head_width)
-        # 1 / sqrt(head_width) for the queries, 1 for the keys (exact for head_width 4^k).
-        scale = torch.tensor([[self.head_width ** -0.5], [1.0]], dtype=torch.float64)
         if self.rope:
-            heads = apply_rope(heads, positions, scale)  # queries and keys in one pass, queries scaled
+            heads = apply_rope(heads, positions, self.slot_scale)  # queries and keys in one pass, queries scaled
         else:
-            heads = heads * scale.to(device=heads.device, dtype=heads.dtype)
+            heads = heads * self.slot_scale.to(heads.dtype)
         queries = heads[:, :, 0]
         keys = heads[:, :, 1]
         scores = torch.cat(
