@@ -6,7 +6,6 @@ from torch import nn
 from torch.nn import functional as F
 
 from .biaffine import Biaffine
-from .grid_dropout import GridDropout
 
 LinearWeights = Tuple[torch.Tensor, torch.Tensor]
 
@@ -36,7 +35,7 @@ class CoPredictor(nn.Module):
         self.object = nn.Sequential(nn.Linear(token_width, biaffine_width), nn.GELU(), nn.Dropout(dropout))
         self.biaffine = Biaffine(biaffine_width, n_out)
         self.grid_mlp = nn.Sequential(
-            nn.Linear(grid_width, hidden_width), nn.GELU(), GridDropout(dropout), nn.Linear(hidden_width, n_out)
+            nn.Linear(grid_width, hidden_width), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden_width, n_out)
         )
 
     def forward(

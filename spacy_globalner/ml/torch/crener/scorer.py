@@ -30,7 +30,6 @@ from .concatenated_linear import linear_of_concatenation
 from .conditional_layer_norm import ConditionalLayerNorm
 from .context_encoder import BiLSTMContext
 from .dilated_convolution import DilatedConvolutions
-from .grid_dropout import GridDropout
 from .grid_position import GridPosition
 from .relation_enhancement import RelationEnhancement, TagProjection, TwoStreamEnhancement
 from .settings import CRENERSettings
@@ -78,7 +77,7 @@ class CRENERScorer(nn.Module):
         self.reduce = nn.Sequential(
             nn.Linear(s.grid_width + self.position.width + s.attention_embedding_width, s.conv_width),
             nn.GELU(),
-            GridDropout(s.dropout),
+            nn.Dropout(s.dropout),
         )
         self.convolutions = DilatedConvolutions(s.conv_width, s.dilations, parallel=s.parallel_dilations)
         self.paper_enhancement = s.enhancement == "paper"
