@@ -10,27 +10,8 @@ import warnings
 import torch
 from torch import nn
 
+from .band import band_products
 from .rope import apply_rope
-
-# Rows scored at once: bounds the (rows, labels, width, head_width) windows of
-# keys that a band product materialises, whatever the document length.
-ROW_CHUNK = 4096
-
-
-def band_products(queries: torch.Tensor, keys: torch.Tensor, width: int) -> torch.Tensor:
-    """(rows, width, heads): the dot product of query i with key i + w.
-
-    queries (torch.Tensor): (rows, heads, head_width).
-    keys (torch.Tensor): (rows + k, heads, head_width): the keys from the first
-        query's token on; keys past the end are treated as zeros.
-    """
-    n_rows = queries.shape[0]
-    keys = keys[: n_rows + width - 1]
-    missing = n_rows + width - 1 - keys.shape[0]
-    if missing:
-        keys = torch.cat((keys, keys.new_zeros((missing,) + keys.shape[1:])))
-    windows = keys.unfold(0, width, 1)  # (rows, heads, head_width, width), a view
-    return torch.matmul(queries.unsqueeze(2), windows).squeeze(2).transpose(1, 2)
 
 
 class GlobalPointerScorer(nn.Module):
@@ -92,12 +73,7 @@ class GlobalPointerScorer(nn.Module):
             heads = heads * self.slot_scale.to(heads.dtype)
         queries = heads[:, :, 0]
         keys = heads[:, :, 1]
-        scores = torch.cat(
-            [
-                band_products(queries[start : start + ROW_CHUNK], keys[start:], width)
-                for start in range(0, n_tokens, ROW_CHUNK)
-            ]
-        )
+        scores = band_products(queries, keys, width)
         if self.label_bias is not None:
             bias = self.label_bias(projected).view(n_tokens, self.n_labels, 2) / 2
             start_bias, end_bias = bias[..., 0], bias[..., 1]
