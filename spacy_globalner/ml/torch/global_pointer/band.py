@@ -66,9 +66,7 @@ def _keys_gradient(queries: torch.Tensor, d_band: torch.Tensor, width: int) -> t
         (queries.new_zeros((pad, n_heads, head_width)), queries, queries.new_zeros((pad, n_heads, head_width)))
     )
     query_windows = padded_queries.unfold(0, width, 1).transpose(2, 3)  # (n_keys, heads, width, head_width)
-    padded_d = torch.cat(
-        (d_band.new_zeros((pad, width, n_heads)), d_band, d_band.new_zeros((pad, width, n_heads)))
-    ).contiguous()
+    padded_d = torch.cat((d_band.new_zeros((pad, width, n_heads)), d_band, d_band.new_zeros((pad, width, n_heads))))
     row_stride, slot_stride, head_stride = padded_d.stride()
     # anti_diagonals[j, t, h] = padded_d[j + t, width - 1 - t, h]
     anti_diagonals = padded_d.as_strided(
