@@ -8,9 +8,17 @@ calls `update` `accumulate_gradient` times per step), the gradients of all but
 the last pass are divided by the scale again: 2**16 on CUDA. The shim below
 sets the accumulated gradients aside for the duration of each backward pass,
 so the scaler only ever sees, and unscales, that pass's own gradients.
+
+The shim also reads the optimizer's parameter averages in `use_params`, which
+spaCy enters to evaluate and save with `use_averages = true`. Thinc's
+PyTorchShim looks them up under string keys, while its `finish_update` stores
+them under (shim id, parameter name), so it never finds them and the torch
+layers are evaluated and saved with their live weights.
 """
+import contextlib
 from typing import Any, Callable, List, Optional, Tuple
 
+import torch
 from thinc.api import ArgsKwargs, Model, PyTorchShim, torch2xp, xp2torch
 from thinc.layers.pytorchwrapper import forward as pytorch_forward
 from thinc.types import Floats2d
@@ -39,6 +47,27 @@ class AccumulatingPyTorchShim(PyTorchShim):
             return d_inputs
 
         return output, backprop
+
+    @contextlib.contextmanager
+    def use_params(self, params):
+        """Hold the averages `params` keeps of this shim's parameters, under the
+        keys `finish_update` gives them, in the module for the block."""
+        named = dict(self._model.named_parameters())
+        averages = {
+            key[1]: value
+            for key, value in params.items()
+            if isinstance(key, tuple) and key[0] == self.id and key[1] in named
+        }
+        live = {name: named[name].detach().clone() for name in averages}
+        with torch.no_grad():
+            for name, value in averages.items():
+                named[name].copy_(xp2torch(value, device=self.device))
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for name, value in live.items():
+                    named[name].copy_(value)
 
 
 def pytorch_wrapper(

@@ -3,7 +3,7 @@ their gradients back to torch in fp32, through the wrapper the heads use."""
 import numpy
 import pytest
 import torch
-from thinc.api import ArgsKwargs, Model
+from thinc.api import Adam, ArgsKwargs, Model
 
 from spacy_globalner.ml.layers.pytorch_wrapper import (
     convert_padded_inputs,
@@ -122,3 +122,30 @@ def test_init_padded_head_builds_the_module_once_and_sets_nI():
     empty_head = Model("head", lambda *a: None, dims={"nI": None}, attrs={"mixed_precision": False})
     init_padded_head(empty_head, [numpy.zeros((0, 5), dtype="float32")], make_module)
     assert len(empty_head.layers) == 1 and not empty_head.has_dim("nI")
+
+
+def test_use_params_holds_the_optimizers_averages_for_the_block():
+    """spaCy evaluates and saves inside `use_params(optimizer.averages)` when
+    `use_averages = true`; Thinc's own PyTorchShim never finds the averages."""
+    model = pytorch_wrapper(Single(3), convert_inputs=_inputs, convert_outputs=convert_tensor_outputs)
+    optimizer = Adam(0.1, use_averages=True)
+    for _ in range(5):
+        Y, backprop = model(X, is_train=True)
+        backprop(numpy.ones_like(Y))
+        model.finish_update(optimizer)
+    shim = model.shims[0]
+    live = shim._model.weight.detach().clone()
+    average = optimizer.averages[(shim.id, "weight")]
+    assert not numpy.allclose(average, live.numpy())
+    with model.use_params(optimizer.averages):
+        numpy.testing.assert_array_equal(shim._model.weight.detach().numpy(), average)
+        numpy.testing.assert_allclose(model.predict(X), X * average)
+    assert torch.equal(shim._model.weight.detach(), live)
+    assert shim._model.weight.requires_grad
+
+
+def test_use_params_without_averages_leaves_the_weights():
+    model = pytorch_wrapper(Single(3), convert_inputs=_inputs, convert_outputs=convert_tensor_outputs)
+    live = model.shims[0]._model.weight.detach().clone()
+    with model.use_params({(model.shims[0].id + 1, "weight"): numpy.zeros(3, dtype="float32")}):
+        assert torch.equal(model.shims[0]._model.weight.detach(), live)
