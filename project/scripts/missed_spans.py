@@ -74,6 +74,9 @@ def main(model: str, dev_path: str, train_path: str, head_name: str = "global_po
         margins = numpy.asarray(margins)
         found, far = 100 * (margins > 0).mean(), 100 * (margins <= FAR_BELOW).mean()
         print(f"{label:12s} {len(margins):5d} {found:5.1f}% {far:8.1f}%")
+    margins = numpy.asarray([margin for margins in per_label.values() for margin in margins])
+    found, far = 100 * (margins > 0).mean(), 100 * (margins <= FAR_BELOW).mean()
+    print(f"{'all':12s} {len(margins):5d} {found:5.1f}% {far:8.1f}%")
     for found, what in ((True, "found"), (False, "missed")):
         n_spans, n_unseen = counts[found]
         print(f"{what}: {n_spans} spans, {100 * n_unseen / max(n_spans, 1):.1f}% of them with no word seen in training")
