@@ -65,18 +65,21 @@ def gold_margins(nlp, examples: List[Example], seen: Set[str], head_name: str = 
     return per_label, counts
 
 
+def print_row(label: str, margins: List[float]) -> None:
+    """The label, its gold spans, the share found and the share far below."""
+    margins = numpy.asarray(margins)
+    found_share, far_share = 100 * (margins > 0).mean(), 100 * (margins <= FAR_BELOW).mean()
+    print(f"{label:12s} {len(margins):5d} {found_share:5.1f}% {far_share:8.1f}%")
+
+
 def main(model: str, dev_path: str, train_path: str, head_name: str = "global_pointer") -> None:
     nlp = spacy.load(model)
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
     per_label, counts = gold_margins(nlp, examples, train_words(train_path, nlp.vocab), head_name)
     print(f"{'label':12s} {'gold':>5s} {'found':>6s} {'far below':>9s}")
     for label, margins in sorted(per_label.items(), key=lambda item: -len(item[1])):
-        margins = numpy.asarray(margins)
-        found, far = 100 * (margins > 0).mean(), 100 * (margins <= FAR_BELOW).mean()
-        print(f"{label:12s} {len(margins):5d} {found:5.1f}% {far:8.1f}%")
-    margins = numpy.asarray([margin for margins in per_label.values() for margin in margins])
-    found, far = 100 * (margins > 0).mean(), 100 * (margins <= FAR_BELOW).mean()
-    print(f"{'all':12s} {len(margins):5d} {found:5.1f}% {far:8.1f}%")
+        print_row(label, margins)
+    print_row("all", [margin for margins in per_label.values() for margin in margins])
     for found, what in ((True, "found"), (False, "missed")):
         n_spans, n_unseen = counts[found]
         print(f"{what}: {n_spans} spans, {100 * n_unseen / max(n_spans, 1):.1f}% of them with no word seen in training")
