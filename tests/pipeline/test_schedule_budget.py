@@ -30,18 +30,18 @@ def corpora(tmp_path_factory):
 
 @pytest.mark.parametrize("command", ["train", "debug data", "debug config"])
 def test_spacy_cli_rejects_max_steps_without_schedule(corpora, tmp_path, command):
-    """configs/crener.cfg writes total_steps = 1200; overriding max_steps alone
+    """configs/crener.cfg writes total_steps = 4000; overriding max_steps alone
     fails (max_epochs = 1 keeps a run that wrongly starts short). `debug config`
     never initializes: the config's after_pipeline_creation callback checks."""
     args = [sys.executable, "-m", "spacy", *command.split(), str(REPO_ROOT / "configs" / "crener.cfg"),
             "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
-            "--training.max_steps", "4000", "--training.max_epochs", "1"]
+            "--training.max_steps", "1200", "--training.max_epochs", "1"]
     if command == "train":
         args[4:4] = ["--output", str(tmp_path / "out")]
     result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
     assert result.returncode != 0
     assert "E440" in result.stderr + result.stdout, (result.stdout[-2000:], result.stderr[-2000:])
-    assert "training.optimizer.learn_rate.total_steps = 1200" in result.stderr + result.stdout
+    assert "training.optimizer.learn_rate.total_steps = 4000" in result.stderr + result.stdout
     assert not (tmp_path / "out" / "model-last").exists()
 
 
