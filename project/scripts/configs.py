@@ -53,6 +53,7 @@ def head_block(head: str) -> Config:
     component = copy.deepcopy(dict(source["components"][spec.component]))
     component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
     component["model"].update(spec.model_overrides)
+    component.update(spec.settings)
     weights = dict(source["training"]["score_weights"])
     return Config({"components": {spec.component: component},
                    "training": {"score_weights": weights}})

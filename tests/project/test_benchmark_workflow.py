@@ -152,7 +152,9 @@ def test_report_writes_table_goals_and_plots(tmp_path):
 
 def test_package_heads_are_the_package_configs(composed):
     """A package head trains what users get: its block is configs/HEAD.cfg's
-    component (plus HEADS' overrides), with no second copy in the project."""
+    component (plus HEADS' overrides), with no second copy in the project.
+    crener alone decodes at the factory's margin, not its config's: the margin
+    of configs/crener.cfg was chosen for 4,000 updates."""
     for name, head in HEADS.items():
         block_file = bench_configs.CONFIG_DIR / "heads" / f"{name}.cfg"
         if head.source is None:
@@ -161,13 +163,17 @@ def test_package_heads_are_the_package_configs(composed):
         assert not block_file.exists(), name
         package = Config().from_disk(bench_configs.PACKAGE_CONFIGS / f"{head.source}.cfg",
                                      interpolate=False)
-        expected = dict(package["components"][head.component])
+        expected = {**dict(package["components"][head.component]), **head.settings}
         expected["model"] = {**{k: v for k, v in expected["model"].items() if k != "tok2vec"},
                              **head.model_overrides}
         got = dict(composed[name]["components"][head.component])
         got["model"] = {k: v for k, v in got["model"].items() if k != "tok2vec"}
         assert got == expected, name
         assert composed[name]["training"]["score_weights"] == package["training"]["score_weights"]
+    for name in ("crener", "crener_paper"):
+        assert composed[name]["components"]["crener"]["threshold"] == 0.0
+    package = Config().from_disk(bench_configs.PACKAGE_CONFIGS / "crener.cfg", interpolate=False)
+    assert package["components"]["crener"]["threshold"] == 1.5
 
 
 def test_report_targets_come_from_the_targets_file(tmp_path):
