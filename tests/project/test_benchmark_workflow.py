@@ -153,8 +153,8 @@ def test_report_writes_table_goals_and_plots(tmp_path):
 def test_package_heads_are_the_package_configs(composed):
     """A package head trains what users get: its block is configs/HEAD.cfg's
     component (plus HEADS' overrides), with no second copy in the project.
-    crener alone decodes at the factory's margin, not its config's: the margin
-    of configs/crener.cfg was chosen for 4,000 updates."""
+    The crener heads decode at the factory's margin, not their config's: the
+    margin of configs/crener.cfg was chosen for 4,000 updates."""
     for name, head in HEADS.items():
         block_file = bench_configs.CONFIG_DIR / "heads" / f"{name}.cfg"
         if head.source is None:
