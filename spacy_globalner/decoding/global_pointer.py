@@ -62,13 +62,30 @@ def decode_band_scores(
 
 def cells_above(scores: numpy.ndarray, threshold: numpy.ndarray):
     """(rows, widths, label_ids) of the cells of a (rows, width, labels) array
-    above `threshold`, in C order: one pass over a flat view, several times
-    faster than numpy.nonzero on the 3-D mask.
+    above `threshold` (a scalar, or one per label), in C order: one pass over
+    a flat view against the lowest threshold, several times faster than
+    numpy.nonzero on the 3-D mask and than comparing with a per-label vector;
+    the few cells found are then held to their own label's threshold.
     """
     n_width, n_labels = scores.shape[1], scores.shape[2]
-    flat = numpy.flatnonzero(scores > threshold)
-    rows, rest = numpy.divmod(flat, n_width * n_labels)
-    widths, label_ids = numpy.divmod(rest, n_labels)
+    threshold = numpy.asarray(threshold)
+    lowest = threshold.min()
+    labels_first = scores.transpose(0, 2, 1)
+    if labels_first.flags.c_contiguous and not scores.flags.c_contiguous:
+        # The scorer's own layout, (rows, labels, widths) in memory: the pass
+        # runs in that order, and the few cells found are put back in order.
+        flat = numpy.flatnonzero(labels_first > lowest)
+        rows, rest = numpy.divmod(flat, n_labels * n_width)
+        label_ids, widths = numpy.divmod(rest, n_width)
+        order = numpy.argsort((rows * n_width + widths) * n_labels + label_ids, kind="stable")
+        rows, widths, label_ids = rows[order], widths[order], label_ids[order]
+    else:
+        flat = numpy.flatnonzero(scores > lowest)
+        rows, rest = numpy.divmod(flat, n_width * n_labels)
+        widths, label_ids = numpy.divmod(rest, n_labels)
+    if threshold.ndim and (threshold > lowest).any():
+        keep = scores[rows, widths, label_ids] > threshold[label_ids]
+        rows, widths, label_ids = rows[keep], widths[keep], label_ids[keep]
     return rows, widths, label_ids
 
 

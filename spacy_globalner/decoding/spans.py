@@ -34,10 +34,9 @@ def split_by_doc(doc_ids, n_docs: int, starts, ends, label_ids, scores):
     n_docs (int): Number of docs in the batch (docs without spans get empty arrays).
     RETURNS (List[SpanArrays]): One entry per doc.
     """
-    bounds = numpy.searchsorted(doc_ids, numpy.arange(n_docs + 1), side="left")
+    bounds = numpy.searchsorted(doc_ids, numpy.arange(n_docs + 1), side="left").tolist()
+    scores = numpy.asarray(scores).astype("float32")  # once for the batch, not once per doc
     return [
-        SpanArrays(
-            starts[lo:hi], ends[lo:hi], label_ids[lo:hi], scores[lo:hi].astype("float32")
-        )
+        SpanArrays(starts[lo:hi], ends[lo:hi], label_ids[lo:hi], scores[lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:])
     ]

@@ -1,4 +1,5 @@
 import numpy
+import pytest
 
 from spacy_globalner.decoding.global_pointer import decode_band_scores
 
@@ -59,12 +60,18 @@ def test_masked_cells_are_ignored_even_with_a_very_low_threshold():
     assert (1, 3, 0) not in as_tuples(found)
 
 
-def test_decode_matches_a_cell_by_cell_reading_of_random_bands():
+@pytest.mark.parametrize("layout", ["rows, widths, labels", "rows, labels, widths"])
+@pytest.mark.parametrize("thresholds", [[-0.5, 0.0, 0.8], [0.3, 0.3, 0.3], 0.1])
+def test_decode_matches_a_cell_by_cell_reading_of_random_bands(layout, thresholds):
+    """In C order, and in the scorer's own memory layout (labels before widths)."""
     rng = numpy.random.default_rng(0)
     lengths = [5, 0, 1, 7, 3]
     width, n_labels = 4, 3
     scores = rng.normal(size=(sum(lengths), width, n_labels)).astype("float32")
-    thresholds = numpy.array([-0.5, 0.0, 0.8])
+    if layout == "rows, labels, widths":
+        scores = numpy.ascontiguousarray(scores.transpose(0, 2, 1)).transpose(0, 2, 1)
+        assert not scores.flags.c_contiguous
+    thresholds = numpy.broadcast_to(numpy.asarray(thresholds, dtype="float64"), (n_labels,))
     found = decode_band_scores(scores, lengths, thresholds)
     row = 0
     for length, spans in zip(lengths, found):
