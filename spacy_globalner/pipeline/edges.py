@@ -86,22 +86,21 @@ def filter_span_arrays(doc: Doc, found: SpanArrays) -> SpanArrays:
     """
     if not len(found):
         return found
-    starts = numpy.asarray(found.starts, dtype="int64")
-    ends = numpy.asarray(found.ends, dtype="int64")
-    if len(starts) > len(doc):
+    if len(found) > len(doc):
         can_start, can_end = edge_masks(doc)
-        keep = can_start[starts] & can_end[ends - 1]
+        keep = can_start[numpy.asarray(found.starts)] & can_end[numpy.asarray(found.ends) - 1]
+        if keep.all():
+            return found
     else:
-        keep = numpy.fromiter(
-            (
-                token_edges(doc[start].text)[0] and token_edges(doc[end - 1].text)[1]
-                for start, end in zip(starts.tolist(), ends.tolist())
-            ),
-            dtype=bool,
-            count=len(starts),
-        )
-    if keep.all():
-        return found
+        # lists, not arrays: a doc has a few spans, and numpy's per-call cost
+        # would outweigh the work
+        kept = [
+            token_edges(doc[start].text)[0] and token_edges(doc[end - 1].text)[1]
+            for start, end in zip(numpy.asarray(found.starts).tolist(), numpy.asarray(found.ends).tolist())
+        ]
+        if all(kept):
+            return found
+        keep = numpy.asarray(kept, dtype=bool)
     return SpanArrays(*(numpy.asarray(field)[keep] for field in found))
 
 

@@ -1,5 +1,5 @@
 """Write decoded spans to a Doc: all of them to doc.spans, a flat view to doc.ents."""
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy
 from spacy.tokens import Doc, Span, SpanGroup
@@ -11,7 +11,7 @@ from .ents_filters import EntsFilter
 def write_spans(
     doc: Doc,
     found: SpanArrays,
-    labels: Sequence[str],
+    labels: Sequence[Union[str, int]],
     spans_key: str,
     ents_filter: Optional[EntsFilter],
 ) -> None:
@@ -20,19 +20,28 @@ def write_spans(
 
     Entities already in doc.ents (from an earlier component) are kept unless
     they overlap a new one, as spaCy's span_ruler does.
+
+    labels (Sequence[Union[str, int]]): The label of each label id, as a name
+        or as its StringStore hash (which spares a lookup per span).
     """
+    label_ids = numpy.asarray(found.label_ids).tolist()
     spans = [
-        Span(doc, int(start), int(end), label=labels[int(label_id)])
-        for start, end, label_id in zip(found.starts, found.ends, found.label_ids)
+        Span(doc, start, end, label=labels[label_id])
+        for start, end, label_id in zip(
+            numpy.asarray(found.starts).tolist(), numpy.asarray(found.ends).tolist(), label_ids
+        )
     ]
     scores = numpy.asarray(found.scores, dtype="float32")
     group = SpanGroup(doc, name=spans_key, spans=spans, attrs={"scores": scores})
     doc.spans[spans_key] = group
     if ents_filter is None:
         return
-    new_ents = ents_filter(spans, scores)
-    covered = numpy.zeros((len(doc),), dtype=bool)
-    for ent in new_ents:
-        covered[ent.start : ent.end] = True
-    kept = [ent for ent in doc.ents if not covered[ent.start : ent.end].any()]
-    doc.ents = sorted(kept + list(new_ents), key=lambda span: span.start)
+    new_ents = list(ents_filter(spans, scores))
+    earlier = doc.ents
+    if earlier:
+        covered = numpy.zeros((len(doc),), dtype=bool)
+        for ent in new_ents:
+            covered[ent.start : ent.end] = True
+        new_ents += [ent for ent in earlier if not covered[ent.start : ent.end].any()]
+    # What the doc.ents setter does, without its copy of every span.
+    doc.set_ents(sorted(new_ents, key=lambda span: span.start), default="outside")

@@ -243,9 +243,10 @@ class SpanPipe(TrainablePipe):
         """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
         docs = list(docs)
         ents_filter = self.ents_filter if self.cfg["set_ents"] else None
+        label_keys = [self.vocab.strings.add(label) for label in self.labels]
         for doc, found in zip(docs, self._decode(docs, scores)):
             found = filter_span_arrays(doc, found)
-            write_spans(doc, found, self.labels, self.key, ents_filter)
+            write_spans(doc, found, label_keys, self.key, ents_filter)
 
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
         raise NotImplementedError
