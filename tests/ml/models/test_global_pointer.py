@@ -91,14 +91,16 @@ def test_efficient_variant_has_fewer_parameters():
     assert count(efficient) < count(full) / 5
 
 
-def test_scorer_gradient_matches_finite_differences():
+@pytest.mark.parametrize("efficient", [False, True])
+def test_scorer_gradient_matches_finite_differences(efficient):
+    """Through the offset and the mask, which the scorer writes in place on the band."""
     torch.manual_seed(0)
-    scorer = GlobalPointerScorer(2, 4, efficient=True).double()
+    scorer = GlobalPointerScorer(2, 4, efficient=efficient).double()
     X = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
     scorer(X, *packed([3, 2], 2))  # materialise the lazy projection
 
     def valid_scores(x):
-        scores = scorer(x, *packed([3, 2], 2))
+        scores = scorer(x, *packed([3, 2], 2), offset=-1.5)
         return scores[scores > torch.finfo(scores.dtype).min]
 
     assert torch.autograd.gradcheck(valid_scores, (X,))

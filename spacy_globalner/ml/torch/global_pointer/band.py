@@ -22,32 +22,35 @@ def band_products(queries: torch.Tensor, keys: torch.Tensor, width: int) -> torc
     missing = n_rows + width - 1 - keys.shape[0]
     if missing:
         keys = torch.cat((keys, keys.new_zeros((missing,) + keys.shape[1:])))
-    return BandProducts.apply(queries, keys, width)
+    # A view of the product's own tensor, which the caller may write on in place.
+    return BandProducts.apply(queries, keys, width).squeeze(2).transpose(1, 2)
 
 
 class BandProducts(torch.autograd.Function):
-    """band[i, w, h] = queries[i, h] . keys[i + w, h], with exactly
-    rows + width - 1 keys."""
+    """band[i, h, 0, w] = queries[i, h] . keys[i + w, h], with exactly
+    rows + width - 1 keys: the product as it comes, (rows, heads, 1, width),
+    not a view of it (autograd forbids writing in place on a view made inside
+    a custom Function)."""
 
     @staticmethod
     def forward(ctx, queries: torch.Tensor, keys: torch.Tensor, width: int) -> torch.Tensor:
         ctx.save_for_backward(queries, keys)
         ctx.width = width
         windows = keys.unfold(0, width, 1)  # (rows, heads, head_width, width), a view
-        return torch.matmul(queries.unsqueeze(2), windows).squeeze(2).transpose(1, 2)
+        return torch.matmul(queries.unsqueeze(2), windows)
 
     @staticmethod
-    def backward(ctx, d_band: torch.Tensor):
+    def backward(ctx, d_product: torch.Tensor):
         queries, keys = ctx.saved_tensors
         width = ctx.width
         d_queries = d_keys = None
         if ctx.needs_input_grad[0]:
             # d q_i = sum_w d_band[i, w] k_(i+w): key windows times each row's gradients.
             windows = keys.unfold(0, width, 1).transpose(2, 3)  # (rows, heads, width, head_width)
-            by_row = d_band.to(keys.dtype).transpose(1, 2).unsqueeze(2)  # (rows, heads, 1, width)
-            d_queries = torch.matmul(by_row, windows).squeeze(2).to(queries.dtype)
+            d_queries = torch.matmul(d_product.to(keys.dtype), windows).squeeze(2).to(queries.dtype)
         if ctx.needs_input_grad[1]:
-            d_keys = _keys_gradient(queries, d_band.to(queries.dtype), width).to(keys.dtype)
+            d_band = d_product.squeeze(2).transpose(1, 2).to(queries.dtype)  # (rows, width, heads)
+            d_keys = _keys_gradient(queries, d_band, width).to(keys.dtype)
         return d_queries, d_keys, None
 
 
