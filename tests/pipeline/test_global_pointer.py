@@ -11,6 +11,7 @@ from spacy.training import Example
 from thinc.api import fix_random_seed
 
 from spacy_globalner import GlobalPointer
+from spacy_globalner.decoding.global_pointer import band_cell_coordinates
 from tests.helpers.global_pointer import TRAIN_DATA, make_examples, spans_of
 
 
@@ -240,3 +241,21 @@ def test_cfg_edits_after_loading_take_effect():
     assert any(end - start == 3 for start, end, _ in spans_of(nlp(text)))
     pipe.cfg["max_span_width"] = 2
     assert spans_of(nlp(text)) and all(end - start <= 2 for start, end, _ in spans_of(nlp(text)))
+
+
+def test_cells_that_cross_a_doc_end_take_no_part_in_loss_or_spans():
+    """The scorer leaves them unmasked: a packed batch's cell that pairs a
+    doc's last tokens with the next doc's first is no span, whatever it holds."""
+    nlp, pipe, examples = overfit(n_iter=1)
+    docs = [example.predicted for example in examples]
+    scores = pipe.predict(docs)
+    lengths = [len(doc) for doc in docs]
+    inside = band_cell_coordinates(lengths, scores.shape[1])[2]
+    loss, d_scores = pipe.get_loss(examples, scores)
+    assert (d_scores[~inside] == 0).all() and (d_scores[inside] != 0).any()
+    crossing = scores.copy()
+    crossing[~inside] = 50.0
+    assert pipe.get_loss(examples, crossing)[0] == pytest.approx(loss)
+    for with_crossing, plain in zip(pipe._decode(docs, crossing), pipe._decode(docs, scores)):
+        for field, expected in zip(with_crossing, plain):
+            numpy.testing.assert_array_equal(field, expected)

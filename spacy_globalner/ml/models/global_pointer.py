@@ -40,7 +40,8 @@ def build_global_pointer(
         overrides it during `nlp.update`.
     mixed_precision (bool): Run the head under torch autocast on GPU.
     RETURNS (Model[List[Doc], Floats3d]): Logits (n_tokens, width, n_labels)
-        for the docs packed one after another.
+        for the docs packed one after another; the cells of spans that would
+        cross a doc's end are no scores (`band_cell_coordinates` marks them).
     """
     check_int(head_width, "head_width", ARCHITECTURE, error=Errors.E010)
     if head_width % 2:
@@ -69,7 +70,8 @@ def global_pointer_head(
 
     The batch is packed into one sequence (RoPE positions restart at each doc), so
     no padding is scored. Output row r holds the spans starting at packed token r;
-    column w the span ending w tokens later.
+    column w the span ending w tokens later, a cell that is no span when that
+    end lies past the doc's (the decoder and the loss leave those out).
 
     The torch module is built by `init` once nO (the number of labels) is set;
     its input projection infers its width from the first batch or from the
@@ -146,14 +148,12 @@ def _packed_inputs(model: Model, X_width, is_train: bool):
     packed = ops.flatten(X)
     doc_starts = numpy.repeat(numpy.cumsum(lengths) - lengths, lengths)
     positions = numpy.arange(int(lengths.sum())) - doc_starts
-    remaining = numpy.repeat(lengths, lengths) - positions
     packed_torch = xp2torch(packed, requires_grad=is_train)
     device = packed_torch.device
     args = ArgsKwargs(
         args=(
             packed_torch,
             torch.as_tensor(positions, device=device),
-            torch.as_tensor(remaining, device=device),
             width,
             offset,
         ),

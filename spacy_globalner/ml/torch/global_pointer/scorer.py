@@ -3,7 +3,10 @@
 The batch arrives packed: the token vectors of all docs one after another, with
 each token's position inside its doc and the number of tokens left in its doc.
 Only the band of spans up to `width` tokens long is scored, so memory grows as
-O(tokens * width * labels) rather than O(tokens^2 * labels).
+O(tokens * width * labels) rather than O(tokens^2 * labels). The band's last
+rows of each doc hold cells whose span would cross into the next doc: they are
+not masked here (a pass over the whole band, 4% of the head's prediction
+time) but left out by the decoder and the loss, which know the doc lengths.
 """
 import warnings
 from typing import Tuple
@@ -44,7 +47,6 @@ class GlobalPointerScorer(nn.Module):
         self,
         X: torch.Tensor,
         positions: torch.Tensor,
-        remaining: torch.Tensor,
         width: int,
         offset: float = 0.0,
     ) -> torch.Tensor:
@@ -52,19 +54,20 @@ class GlobalPointerScorer(nn.Module):
 
         X (torch.Tensor): Token vectors (n_tokens, n_in).
         positions (torch.Tensor): Position of each token inside its doc (n_tokens,).
-        remaining (torch.Tensor): Tokens from each token to its doc's end (n_tokens,).
         width (int): Longest span scored, in tokens.
         offset (float): A constant added to every score: the prior log-odds
             the pipe sets from the training data, so that training starts
             from scores where spans are as rare as in the data.
-        RETURNS (torch.Tensor): Logits (n_tokens, width, n_labels); cells whose
-            span would cross the end of its doc hold the dtype's minimum.
+        RETURNS (torch.Tensor): Logits (n_tokens, width, n_labels). A cell
+            whose span would cross the end of its doc pairs the token with one
+            of the next doc (or with padding) and is not a score: see
+            `decoding.global_pointer.band_cell_coordinates`.
         """
         n_tokens = X.shape[0]
         queries, keys = self._project(X, width)
         scale = self.head_width**-0.5
         if self.rope:
-            # The keys' padding rows are rotated as position 0; their cells are masked.
+            # The keys' padding rows are rotated as position 0; their cells are no spans.
             padded = functional.pad(positions, (0, width - 1))
             rotations = rope_rotations(padded, self.head_width, queries.dtype)[:, None, :]
             # The scale rides on the queries' rotation, so it costs no pass of its own.
@@ -78,11 +81,10 @@ class GlobalPointerScorer(nn.Module):
             padded_end = torch.cat((end_bias, end_bias.new_zeros((width - 1, self.n_labels))))
             end_windows = padded_end.unfold(0, width, 1).transpose(1, 2)
             scores = scores + start_bias[:, None, :] + end_windows
-        # In place: the band's scores are a tensor of their own that nothing else reads.
         if offset:
+            # In place: the band's scores are a tensor of their own that nothing else reads.
             scores.add_(offset)
-        outside = torch.arange(width, device=X.device)[None, :] >= remaining[:, None]
-        return scores.masked_fill_(outside[:, :, None], torch.finfo(scores.dtype).min)
+        return scores
 
     def _project(self, X: torch.Tensor, width: int) -> Tuple[torch.Tensor, torch.Tensor]:
         """Queries (n_tokens, n_projections, head_width) and keys (n_tokens +
@@ -91,7 +93,7 @@ class GlobalPointerScorer(nn.Module):
         Two products in place of one whose output interleaves queries and
         keys: the band reads contiguous rows 1.5x faster. The width - 1 rows
         of keys past the last token, which the band's windows read but whose
-        cells are masked, come from padding X with zeros rather than from a
+        cells are no spans, come from padding X with zeros rather than from a
         copy of the keys.
         """
         if nn.parameter.is_lazy(self.query_key.weight):
