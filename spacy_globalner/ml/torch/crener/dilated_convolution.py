@@ -5,8 +5,6 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .depthwise_convolution import depthwise_convolution
-
 
 class DilatedConvolutions(nn.Module):
     """Depthwise 3 x 3 convolutions with growing dilation, GELU, outputs concatenated.
@@ -49,8 +47,7 @@ class DilatedConvolutions(nn.Module):
             # above all its backward) is an order of magnitude slower on
             # NCHW-contiguous input.
             source = grid if self.parallel else x
-            channels_last = source.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-            y = depthwise_convolution(channels_last, convolution.weight, convolution.bias, convolution.dilation[0])
+            y = convolution(source.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
             x = F.gelu(y.permute(0, 2, 3, 1)) * inside
             outputs.append(x)
         return torch.cat(outputs, dim=-1)
