@@ -21,8 +21,8 @@ def inside_docs(lengths, width):
 @pytest.mark.parametrize("efficient", [False, True])
 def test_scorer_shapes_and_batched_equals_unbatched(efficient):
     """Each doc's spans score the same alone and packed with others; the
-    cells that cross into the next doc (left out by decoder and loss) are
-    finite, so that no NaN reaches a loss that multiplies them by zero."""
+    cells that cross into the next doc (left out by decoder and loss) hold
+    finite products with its tokens or with the padding."""
     torch.manual_seed(0)
     scorer = GlobalPointerScorer(3, 8, efficient=efficient).eval()
     lengths = [4, 1, 6]

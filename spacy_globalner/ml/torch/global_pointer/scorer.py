@@ -1,7 +1,7 @@
 """GlobalPointer span scoring as a plain torch module (no spaCy, no Thinc).
 
 The batch arrives packed: the token vectors of all docs one after another, with
-each token's position inside its doc and the number of tokens left in its doc.
+each token's position inside its doc.
 Only the band of spans up to `width` tokens long is scored, so memory grows as
 O(tokens * width * labels) rather than O(tokens^2 * labels). The band's last
 rows of each doc hold cells whose span would cross into the next doc: they are
