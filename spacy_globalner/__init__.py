@@ -1,11 +1,16 @@
-"""spacy-globalner: GlobalPointer, CRENER and learned-penalty CRF NER for spaCy v3."""
+"""spacy-globalner: named entity recognition components for spaCy v3.
+
+Nested (and flat) NER: `global_pointer` (GlobalPointer) and `crener` (CRENER).
+Flat NER: `lcrf_ner` (a linear-chain CRF with learned transition penalties) and
+`cse_ner` (CSE tagging). Each name is a factory: nlp.add_pipe("global_pointer").
+"""
 from .about import __version__
 from .forking import register_fork_handler
 from .pipeline.crener import CRENER
 from .pipeline.cse_ner import CSENER
 from .pipeline.ents_filters import highest_score_filter, longest_first_filter
 from .pipeline.global_pointer import GlobalPointer
-from .pipeline.lcrf_ner import LCRFNER, LinearCRFNER
+from .pipeline.lcrf_ner import LCRFNER
 from .pipeline.scoring import score_spans_and_ents
 
 register_fork_handler()
@@ -16,7 +21,6 @@ __all__ = [
     "CSENER",
     "GlobalPointer",
     "LCRFNER",
-    "LinearCRFNER",
     "highest_score_filter",
     "longest_first_filter",
     "score_spans_and_ents",

@@ -241,8 +241,3 @@ class LCRFNER(FlatSpanPipe):
                     got_transitions=tuple(transitions.shape),
                 )
             )
-
-
-
-# The class name of the first release, kept for code that imports it.
-LinearCRFNER = LCRFNER

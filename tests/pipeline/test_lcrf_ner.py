@@ -184,12 +184,12 @@ def test_constrained_decoding_never_needs_repairs():
     assert pipe.entity_fix_counts.share == 0.0
 
 
-@pytest.mark.parametrize("learn_penalties", [True, False])
-def test_penalties_move_only_when_learned(learn_penalties):
-    _, pipe, _ = overfit({"model": {"learn_penalties": learn_penalties}}, n_iter=5)
-    transitions = pipe.model.get_ref("head").layers[0].shims[0]._model.transitions
-    moved = transitions.w_factor.item() != 1.0 or transitions.w_absolute.item() != 0.0
-    assert moved == learn_penalties
+@pytest.mark.parametrize("transitions,learned", [("penalised", True), ("crf", False)])
+def test_penalties_move_only_when_learned(transitions, learned):
+    _, pipe, _ = overfit({"model": {"transitions": transitions}}, n_iter=5)
+    module = pipe.model.get_ref("head").layers[0].shims[0]._model
+    moved = module.transitions.w_factor.item() != 1.0 or module.transitions.w_absolute.item() != 0.0
+    assert moved == learned
 
 
 def test_tok2vec_listener_config():

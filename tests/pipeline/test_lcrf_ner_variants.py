@@ -46,10 +46,9 @@ def test_softmax_baseline_has_no_transition_parameters():
 
 @pytest.mark.parametrize(
     "model,expected",
-    [({}, "penalised"), ({"learn_penalties": False}, "crf"), ({"learn_penalties": True}, "penalised"),
-     ({"transitions": "crf"}, "crf"), ({"transitions": "none", "learn_penalties": True}, "none")],
+    [({}, "penalised"), ({"transitions": "crf"}, "crf"), ({"transitions": "none"}, "none")],
 )
-def test_learn_penalties_of_saved_configs_still_reads(model, expected):
+def test_transitions_setting_reaches_the_head(model, expected):
     nlp = spacy.blank("de")
     pipe = nlp.add_pipe("lcrf_ner", config={"model": model})
     assert pipe.model.get_ref("head").attrs["transitions"] == expected
@@ -57,8 +56,7 @@ def test_learn_penalties_of_saved_configs_still_reads(model, expected):
 
 @pytest.mark.parametrize(
     "model,match",
-    [({"transitions": "softmax"}, "E122"), ({"transitions": "crf", "learn_penalties": True}, "E122"),
-     ({"tag_scheme": "biluo"}, "E121")],
+    [({"transitions": "softmax"}, "E122"), ({"tag_scheme": "biluo"}, "E121")],
 )
 def test_bad_model_settings_raise(model, match):
     nlp = spacy.blank("de")

@@ -82,12 +82,12 @@ BAD_SETTINGS = [
     (LCRF, "entity_fix", 0.5, "config"),
     (LCRF, "scorer", 3, "config"),
     # spacy-globalner.LCRFNER.v1
-    (LCRF, (MODEL, "learn_penalties"), "yes", "config"),
     (LCRF, (MODEL, "dropout"), 1.5, "E012"),
     (LCRF, (MODEL, "dropout"), -0.5, "E012"),
     (LCRF, (MODEL, "mixed_precision"), "bf16", "config"),
     (LCRF, (MODEL, "tok2vec"), None, "config"),
     (LCRF, (MODEL, "transitions"), "hmm", "E122"),
+    (LCRF, (MODEL, "transitions"), None, "config"),
     (LCRF, (MODEL, "tag_scheme"), "bilou", "E121"),
     (LCRF, "set_ents", "yes", "config"),
     (LCRF, "entity_fix", "strict", "E120"),

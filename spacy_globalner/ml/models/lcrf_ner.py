@@ -1,6 +1,6 @@
-"""The LCRFNER architecture (alias LinearCRF.v1: tok2vec -> dropout -> linear
-emissions over the tags and a linear-chain CRF's transition matrix) and its head
-layer (token vectors -> padded emission scores, plus the transition matrix).
+"""The LCRFNER architecture (tok2vec -> dropout -> linear emissions over the
+tags and a linear-chain CRF's transition matrix) and its head layer (token
+vectors -> padded emission scores, plus the transition matrix).
 """
 from typing import Callable, List, Optional, Tuple
 
@@ -23,13 +23,11 @@ ARCHITECTURE = "spacy-globalner.LCRFNER.v1"
 
 
 @registry.architectures(ARCHITECTURE)
-@registry.architectures("spacy-globalner.LinearCRF.v1")  # the name of the first release
 def build_lcrf_ner(
     tok2vec: Model[List[Doc], List[Floats2d]],
-    learn_penalties: Optional[bool] = None,
     dropout: float = 0.1,
     mixed_precision: bool = False,
-    transitions: Optional[str] = None,
+    transitions: str = "penalised",
     tag_scheme: str = "iob",
 ) -> Model[List[Doc], OutT]:
     """Build the flat-NER CRF head of Zöllner et al. (2021) over any tok2vec.
@@ -37,19 +35,15 @@ def build_lcrf_ner(
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
         TransformerListener.
-    learn_penalties (Optional[bool]): The setting of the first release, read
-        when `transitions` is not given: True (the default) means
-        "penalised", False "crf".
     dropout (float): Dropout on the token vectors; spaCy's training dropout
         overrides it during `nlp.update`.
     mixed_precision (bool): Run the head under torch autocast on GPU (the CRF
         loss is computed in float32 regardless).
-    transitions (Optional[str]): "penalised": a CRF whose forbidden
+    transitions (str): "penalised": a CRF whose forbidden
         transitions carry learned penalties (the paper's LCRF_NER); "crf": a
         plain CRF (the ablation); "none": no transitions, the softmax baseline
         (the transition matrix is all zero, so the loss is the tokens'
         softmax cross-entropy and decoding is argmax, then Entity-Fix).
-        Default: from `learn_penalties`.
     tag_scheme (str): "iob" or "bioes" (BILUO): the tags the head emits and
         whose forbidden transitions it penalises.
     RETURNS (Model[List[Doc], Tuple[Floats3d, Floats2d]]): Emissions (n_docs,
@@ -58,7 +52,7 @@ def build_lcrf_ner(
     """
     check_dropout(dropout, ARCHITECTURE)
     head = lcrf_ner_head(
-        transitions=resolve_transitions(transitions, learn_penalties),
+        transitions=transitions,
         tag_scheme=check_tag_scheme(tag_scheme),
         mixed_precision=mixed_precision,
     )
@@ -75,10 +69,9 @@ TRANSITIONS = ("none", "crf", "penalised")
 
 def lcrf_ner_head(
     *,
-    transitions: Optional[str] = None,
+    transitions: str = "penalised",
     tag_scheme: str = "iob",
     mixed_precision: bool = False,
-    learn_penalties: Optional[bool] = None,
 ) -> Model[InT, OutT]:
     """Score the tags of every token, and the transitions between them.
 
@@ -89,12 +82,10 @@ def lcrf_ner_head(
     projection infers its input width from the first batch or from the
     weights being loaded.
 
-    transitions (Optional[str]): "penalised", "crf" or "none" (see
-        spacy-globalner.LCRFNER.v1); by default from `learn_penalties`.
+    transitions (str): "penalised", "crf" or "none" (see
+        spacy-globalner.LCRFNER.v1).
     tag_scheme (str): "iob" or "bioes".
     mixed_precision (bool): Run the head under torch autocast on GPU.
-    learn_penalties (Optional[bool]): The first release's setting: False
-        means "crf", True or None "penalised".
     RETURNS (Model[List[Floats2d], Tuple[Floats3d, Floats2d]]): Emissions
         (n_docs, max_length, n_tags), zero-padded, and the transitions
         [from, to], (n_tags + 2, n_tags + 2).
@@ -105,25 +96,17 @@ def lcrf_ner_head(
         init=init,
         dims={"nI": None, "nO": None},
         attrs={
-            "transitions": resolve_transitions(transitions, learn_penalties),
+            "transitions": check_transitions(transitions),
             "tag_scheme": tag_scheme,
             "mixed_precision": mixed_precision,
         },
     )
 
 
-def resolve_transitions(transitions: Optional[str], learn_penalties: Optional[bool]) -> str:
-    """The `transitions` setting, read from `learn_penalties` in configs of
-    the first release; both given and contradicting each other raise E122.
-    """
-    if transitions is None:
-        return "crf" if learn_penalties is False else "penalised"
-    contradicts = (transitions == "penalised" and learn_penalties is False) or (
-        transitions == "crf" and learn_penalties is True
-    )
-    if transitions not in TRANSITIONS or contradicts:
-        value = transitions if not contradicts else f"{transitions} with learn_penalties={learn_penalties}"
-        raise ValueError(Errors.E122.format(options=TRANSITIONS, value=value))
+def check_transitions(transitions: str) -> str:
+    """The `transitions` setting, or E122 when it is none of TRANSITIONS."""
+    if transitions not in TRANSITIONS:
+        raise ValueError(Errors.E122.format(options=TRANSITIONS, value=transitions))
     return transitions
 
 

@@ -1,4 +1,4 @@
-"""The Thinc layers of lcrf_ner: the CRF head and the LinearCRF architecture."""
+"""The Thinc layers of lcrf_ner: the CRF head and the LCRFNER architecture."""
 import numpy
 import pytest
 import spacy
@@ -70,13 +70,13 @@ def test_head_handles_no_docs_and_empty_docs():
     assert emissions.shape == (2, 0, N_TAGS)
 
 
-@pytest.mark.parametrize("learn_penalties", [True, False])
-def test_penalty_parameters_train_only_when_asked(learn_penalties):
-    head = make_head(learn_penalties=learn_penalties)
+@pytest.mark.parametrize("transitions,learned", [("penalised", True), ("crf", False)])
+def test_penalty_parameters_train_only_when_asked(transitions, learned):
+    head = make_head(transitions=transitions)
     head.initialize(X=token_vectors([2]))
     module = head.layers[0].shims[0]._model
-    assert module.transitions.w_factor.requires_grad == learn_penalties
-    assert module.transitions.w_absolute.requires_grad == learn_penalties
+    assert module.transitions.w_factor.requires_grad == learned
+    assert module.transitions.w_absolute.requires_grad == learned
 
 
 def test_architecture_keeps_tok2vec_and_head_refs():
@@ -95,8 +95,7 @@ def test_architecture_keeps_tok2vec_and_head_refs():
     assert emissions.shape == (2, 3, 5) and transitions.shape == (7, 7)
 
 
-def test_first_release_architecture_name_is_an_alias():
+def test_architecture_is_registered_under_the_head_name():
     from spacy.util import registry
 
-    assert registry.architectures.get("spacy-globalner.LinearCRF.v1") is build_lcrf_ner
     assert registry.architectures.get("spacy-globalner.LCRFNER.v1") is build_lcrf_ner

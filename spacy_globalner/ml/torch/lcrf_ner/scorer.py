@@ -2,7 +2,7 @@
 scores over the tags, plus the (penalised) transition scores.
 """
 import warnings
-from typing import Optional, Tuple
+from typing import Tuple
 
 import torch
 from torch import nn
@@ -15,16 +15,13 @@ class LCRFNERScorer(nn.Module):
 
     forbidden (torch.Tensor): Bool [from, to] matrix over the tags, START and
         END (n_tags + 2 square); its size fixes the number of tags.
-    learn_penalties (bool): Learn the penalty scalars (see PenalisedTransitions).
-    transitions (Optional[str]): "penalised", "crf" (penalties fixed at a
-        plain CRF) or "none" (no transition parameters: the transitions are a
-        constant zero matrix, for the softmax baseline). When given it
-        overrides `learn_penalties`.
+    transitions (str): "penalised" (learned penalty scalars, see
+        PenalisedTransitions), "crf" (penalties fixed at a plain CRF) or "none"
+        (no transition parameters: the transitions are a constant zero matrix,
+        for the softmax baseline).
     """
 
-    def __init__(
-        self, forbidden: torch.Tensor, *, learn_penalties: bool = True, transitions: Optional[str] = None
-    ):
+    def __init__(self, forbidden: torch.Tensor, *, transitions: str):
         super().__init__()
         n_tags = forbidden.shape[0] - 2
         with warnings.catch_warnings():
@@ -32,12 +29,10 @@ class LCRFNERScorer(nn.Module):
             # being loaded), so the projection is lazy.
             warnings.filterwarnings("ignore", message="Lazy modules")
             self.emissions = nn.LazyLinear(n_tags)
-        if transitions is not None:
-            learn_penalties = transitions == "penalised"
         self.transitions = (
             ZeroTransitions(forbidden.shape[0])
             if transitions == "none"
-            else PenalisedTransitions(forbidden, learn_penalties=learn_penalties)
+            else PenalisedTransitions(forbidden, learn_penalties=transitions == "penalised")
         )
 
     def forward(self, X: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
