@@ -60,6 +60,59 @@ def test_edge_entities_recovered_from_overlapping_windows():
     assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
 
 
+def window_grids(windows, gold, seed=0):
+    """One logit grid per window, as a model blind past a window's edges
+    would score it: every gold entity wholly inside the window tagged, and
+    also the part inside it of each gold entity cut by one of its cut edges
+    (a truncated entity the merge must drop where another window sees it
+    whole). Margins are uneven (1 to 4 on, -4 to -1 off), not +-3."""
+    rng = numpy.random.RandomState(seed)
+    grids = []
+    for _, start, end, core_start, core_end in windows.tolist():
+        clipped = numpy.stack((numpy.maximum(gold[:, 0], start), numpy.minimum(gold[:, 1], end)), axis=1)
+        inside = (gold[:, 0] >= start) & (gold[:, 1] <= end)
+        cut = (clipped[:, 0] < clipped[:, 1]) & ~inside
+        cut &= ((gold[:, 0] < start) & (core_start > start)) | ((gold[:, 1] > end) & (core_end < end))
+        spans = numpy.concatenate((gold[inside], clipped[cut])) - start
+        tags = encode_grid_entities(end - start, spans[:, 0], spans[:, 1], numpy.zeros(len(spans), "int64"), 1)
+        margins = numpy.where(tags, rng.uniform(1.0, 4.0, tags.shape), rng.uniform(-4.0, -1.0, tags.shape))
+        grids.append(numpy.concatenate((numpy.zeros(tags.shape[:2] + (1,)), margins), axis=-1).astype("float32"))
+    return grids
+
+
+def test_entity_covering_a_window_overlap_exactly_is_found():
+    """[start of window B, end of window A) touches a cut edge in both
+    windows and no window holds it whole: kept, even with a perfect grid."""
+    nlp = spacy.blank("en")
+    windows = plan_doc_windows([long_doc(nlp)], MAX_LENGTH)
+    gold = numpy.asarray([(int(b[START]), int(a[END])) for a, b in zip(windows[:-1], windows[1:])], dtype="int64")
+    assert (gold[:, 1] - gold[:, 0] == 2 * (MAX_LENGTH // 8)).all()
+    (found,) = decode_grid_windows(window_grids(windows, gold), windows, 1, 1, 0.0)
+    assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
+
+
+def test_truncated_entities_at_cut_edges_are_dropped():
+    """Each window also tags the cut-short part of the entities crossing its
+    cut edges; the merge keeps every gold entity once and no truncated part,
+    the exact overlap and an entity from B's start past A's end included."""
+    nlp = spacy.blank("en")
+    windows = plan_doc_windows([long_doc(nlp)], MAX_LENGTH)
+    gold = set()
+    for a, b in zip(windows[:-1].tolist(), windows[1:].tolist()):
+        a_end, core_end, b_start = a[END], a[CORE_END], b[START]
+        gold.update({
+            (b_start, a_end),  # exactly the overlap
+            (b_start, a_end + 10),  # from B's cut start past A's end: in B only
+            (core_end - 6, core_end + 6),  # across the core boundary, whole in both
+            (core_end - 2, a_end + 3),  # past A's end: cut short in A, whole in B
+            (b_start - 3, b[CORE_START] + 2),  # before B's start: cut short in B, whole in A
+        })
+    gold = numpy.asarray(sorted(gold), dtype="int64")
+    grids = window_grids(windows, gold, seed=1)
+    (found,) = decode_grid_windows(grids, windows, 1, 1, 0.0)
+    assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
+
+
 def test_entities_crossing_a_window_edge_leave_its_loss():
     nlp = spacy.blank("en")
     nlp.add_pipe("crener", config={**small_config("crener"), "max_grid_length": MAX_LENGTH})

@@ -9,12 +9,21 @@ side of its core.
 
 Each window owns a core; the cores partition the doc. An edge of a window
 that cuts the doc (where its core ends before the window does) hides what
-lies beyond it, so an entity found touching such an edge may be cut short
-and is not kept from that window: the neighbouring window holds the same
-tokens 2 * (max_length // 8) tokens away from its own edge, and finds it
-whole. The entities kept from all windows are merged, each (start, end,
-label) once with its best score, so an entity longer than a core that
-crosses a core boundary is still found.
+lies beyond it, so an entity found touching such an edge may be cut short.
+It is not kept from that window where another window holds the same tokens
+away from its own cut edges, and so sees it whole. Neighbours share
+2 * (max_length // 8) tokens: an entity inside the shared part that touches
+one cut edge is away from the other window's, except the shared part itself,
+[start of the later window, end of the earlier one), which touches a cut
+edge in both. An entity that touches a cut edge and that no window holds
+whole (that one, and any that runs from the later window's start past the
+earlier one's end, or from before the later one's start to the earlier
+one's end) is kept: no window has a better view of it. The entities kept
+from all windows are merged, each (start, end, label) once with its best
+score, so an entity longer than a core that crosses a core boundary is
+still found. An entity that reaches past both ends of a shared part lies in
+no window and is lost: windows of max_length tokens find every entity of up
+to 2 * (max_length // 8) tokens (64 at 256) wherever it lies.
 
 A plan is an int64 array with one row per window:
 [doc, start, end, core_start, core_end] (token offsets in the doc, end exclusive).
@@ -112,12 +121,43 @@ def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_do
     label_ids = numpy.concatenate([spans.label_ids for spans in found]).astype("int64")
     scores = numpy.concatenate([spans.scores for spans in found]).astype("float32")
     doc_ids = rows[:, DOC]
-    cut_before = (rows[:, CORE_START] > rows[:, START]) & (starts == rows[:, START])
-    cut_after = (rows[:, CORE_END] < rows[:, END]) & (ends == rows[:, END])
+    at_cut = _touches_cut_edge(rows, starts, ends)
+    if at_cut.any():
+        # Drop those only where another window holds them whole.
+        at_cut[at_cut] = _held_whole(windows, doc_ids[at_cut], starts[at_cut], ends[at_cut])
     order = numpy.lexsort((-scores, label_ids, ends, starts, doc_ids))
-    order = order[~(cut_before | cut_after)[order]]
+    order = order[~at_cut[order]]
     key = numpy.stack([doc_ids, starts, ends, label_ids], axis=1)[order]
     first = numpy.ones(len(order), dtype=bool)
     first[1:] = (key[1:] != key[:-1]).any(axis=1)
     order = order[first]
     return split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])
+
+
+def _touches_cut_edge(rows: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:
+    """Bool per span: does it touch an edge of its window `rows` that cuts the doc?"""
+    cut_before = (rows[:, CORE_START] > rows[:, START]) & (starts == rows[:, START])
+    cut_after = (rows[:, CORE_END] < rows[:, END]) & (ends == rows[:, END])
+    return cut_before | cut_after
+
+
+def _held_whole(windows: numpy.ndarray, doc_ids: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray):
+    """Bool per span (doc offsets): does some window of its doc hold it
+    without touching a cut edge?
+
+    The plan is sorted by (doc, start) and its ends never decrease, so the
+    windows that contain a span are one run, found by binary search; as
+    neighbours overlap by less than a stride, the run has at most two.
+    """
+    stride = int(max(windows[:, END].max(), ends.max())) + 1
+    window_starts = windows[:, DOC] * stride + windows[:, START]
+    window_ends = windows[:, DOC] * stride + windows[:, END]
+    first = numpy.searchsorted(window_ends, doc_ids * stride + ends, side="left")
+    stop = numpy.searchsorted(window_starts, doc_ids * stride + starts, side="right")
+    held = numpy.zeros(len(starts), dtype=bool)
+    for offset in (0, 1):
+        candidate = first + offset
+        valid = candidate < stop
+        rows = windows[numpy.minimum(candidate, len(windows) - 1)]
+        held |= valid & ~_touches_cut_edge(rows, starts, ends)
+    return held
