@@ -46,6 +46,9 @@ subword_features = true
 DEFAULT_CRENER_MODEL_CONFIG = Config().from_str(DEFAULT_CRENER_MODEL)["model"]
 
 GridScores = Tuple[List[Floats3d], Ints2d]
+# The shortest window whose context (max_grid_length // 8 tokens each side) is
+# not empty: shorter windows would not overlap (decoding.crener.windows).
+MIN_GRID_LENGTH = 8
 
 
 @Language.factory(
@@ -282,3 +285,5 @@ def _uncut_cells(length: int, starts: numpy.ndarray, ends: numpy.ndarray) -> num
 
 def _check_grid_length(value: Any, name: str) -> None:
     check_int(value, "max_grid_length", name, error=Errors.E200)
+    # Overlapping windows share max_grid_length // 8 tokens of context.
+    check_int(value, "max_grid_length", name, least=MIN_GRID_LENGTH, error=Errors.E230)

@@ -9,6 +9,7 @@ from spacy.tokens import Doc
 from thinc.api import fix_random_seed
 
 from spacy_globalner import CRENER, highest_score_filter
+from spacy_globalner.ml.models.crener import plan_doc_windows
 from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of, train
 
 
@@ -80,6 +81,8 @@ def test_uninitialized_predict_raises():
         ({"threshold": float("nan")}, "E009"),
         ({"max_grid_length": 0}, "E200"),
         ({"max_grid_length": -3}, "E200"),
+        ({"max_grid_length": 1}, "E230"),
+        ({"max_grid_length": 7}, "E230"),
         ({"positive_weight": 0.0}, "E206"),
         ({"positive_weight": float("inf")}, "E206"),
     ],
@@ -91,11 +94,14 @@ def test_bad_settings_raise(config, code):
         CRENER(nlp.vocab, model, ents_filter=highest_score_filter, **config)
     with pytest.raises(ValueError, match="E200"):
         nlp.get_pipe("crener").max_grid_length = 0
+    with pytest.raises(ValueError, match="E230"):
+        nlp.get_pipe("crener").max_grid_length = 7
+    nlp.get_pipe("crener").max_grid_length = 8  # the shortest that overlaps
 
 
 def test_long_gold_spans_warn():
-    nlp = _nlp(max_grid_length=2)
-    examples = [example_of(nlp, "a b c d", [(0, 3, "X")])]
+    nlp = _nlp(max_grid_length=8)
+    examples = [example_of(nlp, "a b c d e f g h i j", [(0, 9, "X")])]
     with pytest.warns(UserWarning, match="W200"):
         nlp.initialize(lambda: examples)
 
@@ -227,11 +233,11 @@ def test_long_doc_without_sentences_uses_overlapping_windows(trained):
 
 
 def test_update_on_windowed_training_docs():
-    nlp = _nlp(max_grid_length=4)
+    nlp = _nlp(max_grid_length=8)  # the 11-token sentence gets two windows
     examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
     fix_random_seed(0)
-    with pytest.warns(UserWarning, match="W200"):  # the 5-token DNA span
-        optimizer = nlp.initialize(lambda: examples)
+    optimizer = nlp.initialize(lambda: examples)
+    assert len(plan_doc_windows([example.predicted for example in examples], 8)) == 3
     losses = nlp.update(examples, sgd=optimizer, losses={})
     assert numpy.isfinite(losses["crener"]) and losses["crener"] > 0
 
