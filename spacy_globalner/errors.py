@@ -203,6 +203,12 @@ class Errors(metaclass=ErrorsWithCodes):
             "when enhancement = \"paper\" (its subject and object streams "
             "are grid_width wide). Change one of them, or set "
             "enhancement_rounds = 0.")
+    E230 = ("max_grid_length of '{owner}' must be at least 8, got {value!r}: a "
+            "doc without sentence boundaries is cut into windows that share "
+            "max_grid_length // 8 tokens of context on either side, and below 8 "
+            "they share none, so an entity across two windows would be lost. "
+            "Set max_grid_length to 8 or more in [components.{owner}] (256 by "
+            "default).")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "
