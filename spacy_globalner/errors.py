@@ -249,3 +249,25 @@ class Errors(metaclass=ErrorsWithCodes):
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
             "(pip install cupy-cuda12x) on a machine with an NVIDIA GPU.")
+    # annotating corpora (spacy globalner annotate, scale/): E500-E519
+    E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
+            "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")
+    E501 = ("{path}, line {line_no}: not valid JSON ({problem}): {value}. Fix or "
+            "remove the line; each line of a .jsonl corpus is one JSON object with "
+            "a \"text\" field.")
+    E502 = ("{path}, line {line_no}: \"text\" is a {type}, not a string: {value}. "
+            "Write the document's text as a JSON string, or remove the line.")
+    E503 = ("{marker} records the progress of annotating {input}, not of {path} as "
+            "it is now (another file, or its lines before the resume point "
+            "changed). Run without --resume to start afresh, or resume with the "
+            "input that was annotated.")
+    E504 = ("The {what} file {path} has {actual} bytes, fewer than the {size} its "
+            "progress file records: it was changed or replaced since. Run without "
+            "--resume to start afresh.")
+    E505 = ("The error file {path} is the output file. Pass another path to --errors.")
+    E506 = ("Stopped at a malformed input line: {error} The {records} record(s) "
+            "before it are in {output}. Fix the line and run again with --resume "
+            "to go on from it, or pass --errors FILE to write malformed lines "
+            "there and go on.")
+    E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
+            "corpus itself. Annotate on one machine (without --ray) to use it.")

@@ -31,15 +31,28 @@ def annotate_cli(
     output_format: Optional[str] = Opt(None, "--format",
                                        help="Output format on Ray: jsonl or parquet "
                                             "(default: from the output's suffix)"),
+    resume: bool = Opt(False, "--resume",
+                       help="Go on from where an interrupted run stopped (OUTPUT.progress)"),
+    errors_path: Optional[Path] = Opt(None, "--errors",
+                                      help="Write malformed input lines here and go on "
+                                           "(default: stop at the first, with its line number)"),
+    show_progress: bool = Opt(True, "--progress/--no-progress",
+                              help="Show a progress bar with docs/s (on a terminal only)"),
     # fmt: on
 ):
     """Annotate a corpus and write spans and scores as JSON lines (or Parquet
-    with --ray). For local annotation into .spacy files, `spacy apply` does it.
+    with --ray). A run saves its progress as it goes: after a crash, rerun it with
+    --resume. For local annotation into .spacy files, `spacy apply` does it.
     """
     spans_keys = spans_keys or None
     try:
         if use_ray:
+            from ..errors import Errors
             from ..scale.ray_annotate import ray_annotate
+
+            for option, given in (("--resume", resume), ("--errors", errors_path is not None)):
+                if given:
+                    raise ValueError(Errors.E507.format(option=option))
 
             count = ray_annotate(
                 model, input_path, output_path, address=address, num_workers=workers,
@@ -48,16 +61,22 @@ def annotate_cli(
         else:
             import spacy
 
-            from ..scale.records import annotate, read_texts, write_jsonl
+            from ..scale.job import annotate_file
 
             if gpu_id >= 0:
                 spacy.require_gpu(gpu_id)
             nlp = spacy.load(model)
-            records = annotate(
-                nlp, read_texts(input_path), batch_size=batch_size, n_process=n_process,
-                spans_keys=spans_keys,
+            summary = annotate_file(
+                nlp, input_path, output_path, errors_path=errors_path, resume=resume,
+                batch_size=batch_size, n_process=n_process, spans_keys=spans_keys,
+                show_progress=show_progress,
             )
-            count = write_jsonl(output_path, records)
+            count = summary["records"]
+            if summary["start_line"]:
+                msg.info(f"Resumed after input line {summary['start_line']}: "
+                         f"{summary['new_records']} new record(s)")
+            if errors_path is not None:
+                msg.info(f"{summary['errors']} malformed line(s) -> {errors_path}")
     except ValueError as err:
         msg.fail("Annotation failed", str(err))
         raise typer.Exit(code=1) from None

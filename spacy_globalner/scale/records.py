@@ -13,15 +13,14 @@ One record per document:
 crener, a probability for lcrf_ner), or null when the component stores none.
 """
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..errors import Errors
+from .reader import PathLike, read_lines
 
-PathLike = Union[str, Path]
 Record = Dict[str, Any]
 
 
@@ -71,23 +70,15 @@ def doc_to_record(
 def read_texts(path: PathLike) -> Iterator[Tuple[Optional[str], str]]:
     """Read (id, text) pairs: JSON lines with a "text" (and optional "id") field
     when the file name ends in .jsonl, else one document per line of plain text.
+    A malformed line raises its error (see reader.read_lines).
 
     path (Union[str, Path]): The corpus file.
     RETURNS (Iterator[Tuple[Optional[str], str]]): Ids (None when absent) and texts.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(Errors.E400.format(path=path))
-    if path.suffix == ".jsonl":
-        for line_no, obj in enumerate(srsly.read_jsonl(path), start=1):
-            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                raise ValueError(Errors.E401.format(path=path, line_no=line_no, value=obj))
-            doc_id = obj.get("id")
-            yield (None if doc_id is None else str(doc_id)), obj["text"]
-    else:
-        with path.open(encoding="utf8") as file_:
-            for line in file_:
-                yield None, line.rstrip("\r\n")
+    for line in read_lines(path):
+        if line.error is not None:
+            raise ValueError(line.error)
+        yield line.doc_id, line.text
 
 
 def annotate(

@@ -1,0 +1,106 @@
+"""Reading a corpus line by line, in bounded memory, with each line's number and
+byte offset, so that a job can report a malformed line where it is and resume
+after the last line it wrote.
+
+A `.jsonl` corpus has one JSON object with a string "text" (and an optional "id")
+per line; blank lines are skipped. Any other file has one document per line of
+UTF-8 text, blank lines included (an empty document). A line that cannot be a
+document (invalid UTF-8, bad JSON, no "text", a "text" that is not a string)
+comes back with its error instead of a text: the caller decides whether to stop
+or to set it aside.
+"""
+from pathlib import Path
+from typing import Any, Iterator, NamedTuple, Optional, Union
+
+import srsly
+
+from ..errors import Errors
+
+PathLike = Union[str, Path]
+BOM = b"\xef\xbb\xbf"
+# How much of a malformed line an error message quotes.
+MAX_QUOTE = 200
+
+
+class Line(NamedTuple):
+    """One line of the corpus.
+
+    line_no (int): Its number, from 1.
+    end (int): The byte offset just after it (where reading resumes).
+    doc_id (Optional[str]): The "id" field of a JSON line, as a string.
+    text (Optional[str]): The document's text; None for a malformed line.
+    error (Optional[str]): Why the line is malformed (a catalogue message).
+    raw (Optional[str]): A malformed line as read (undecodable bytes replaced).
+    """
+
+    line_no: int
+    end: int
+    doc_id: Optional[str] = None
+    text: Optional[str] = None
+    error: Optional[str] = None
+    raw: Optional[str] = None
+
+
+def _quote(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."
+
+
+def read_lines(
+    path: PathLike, *, start: int = 0, start_line: int = 0, jsonl: Optional[bool] = None
+) -> Iterator[Line]:
+    """Read a corpus from a byte offset on, one Line per document or malformed line.
+
+    path (Union[str, Path]): The corpus file.
+    start (int): The byte offset to start at: 0, or the `end` of a line read before.
+    start_line (int): The number of the line before `start` (0 at the file's start).
+    jsonl (Optional[bool]): Whether lines are JSON; None: when the name ends in .jsonl.
+    RETURNS (Iterator[Line]): The lines, in file order.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(Errors.E400.format(path=path))
+    if jsonl is None:
+        jsonl = path.suffix == ".jsonl"
+    line_no = start_line
+    end = start
+    with path.open("rb") as file_:
+        file_.seek(start)
+        for raw in file_:
+            line_no += 1
+            end += len(raw)
+            if line_no == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM):]
+            raw = raw.rstrip(b"\r\n")
+            try:
+                text = raw.decode("utf8")
+            except UnicodeDecodeError as err:
+                shown = raw.decode("utf8", errors="replace")
+                message = Errors.E500.format(
+                    path=path, line_no=line_no, pos=err.start, value=_quote(raw[max(0, err.start - 20):err.end + 20])
+                )
+                yield Line(line_no, end, error=message, raw=shown)
+                continue
+            if not jsonl:
+                yield Line(line_no, end, text=text)
+                continue
+            if not text.strip():
+                continue
+            try:
+                obj = srsly.json_loads(text)
+            except ValueError as err:
+                message = Errors.E501.format(path=path, line_no=line_no, problem=err, value=_quote(text))
+                yield Line(line_no, end, error=message, raw=text)
+                continue
+            if not isinstance(obj, dict) or "text" not in obj:
+                message = Errors.E401.format(path=path, line_no=line_no, value=_quote(obj))
+                yield Line(line_no, end, error=message, raw=text)
+                continue
+            if not isinstance(obj["text"], str):
+                message = Errors.E502.format(
+                    path=path, line_no=line_no, type=type(obj["text"]).__name__, value=_quote(obj["text"])
+                )
+                yield Line(line_no, end, error=message, raw=text)
+                continue
+            doc_id = obj.get("id")
+            yield Line(line_no, end, doc_id=None if doc_id is None else str(doc_id), text=obj["text"])
