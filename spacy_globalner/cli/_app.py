@@ -24,9 +24,9 @@ Opt = typer.Option
 
 
 def run_alias(prog_name: str, commands: List[Callable], argv: Optional[List[str]] = None) -> int:
-    """Run some of the group's commands under an older `python -m` name, so
-    `python -m spacy_globalner.corpora convert ...` keeps working with the same
-    options, help and errors as `spacy globalner convert ...`.
+    """Run some of the group's commands under a `python -m` name (as
+    `python -m spacy_globalner calibrate ...`), with the same options, help and
+    errors as under `spacy globalner ...`.
 
     prog_name (str): The name printed in usage lines.
     commands (List[Callable]): The Typer command functions the alias offers.

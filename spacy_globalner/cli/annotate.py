@@ -2,7 +2,7 @@
 
 For plain local annotation `spacy apply` does the same job; this command adds
 the Ray Data path for scale-out and writes spans with their scores as records
-(see scale/records.py). Also `python -m spacy_globalner.scale annotate ...`.
+(see scale/records.py).
 """
 from pathlib import Path
 from typing import List, Optional

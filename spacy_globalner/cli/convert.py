@@ -1,7 +1,4 @@
-"""spacy globalner convert INPUT OUTPUT --format FORMAT
-
-Also `python -m spacy_globalner.corpora convert ...` (the older name).
-"""
+"""spacy globalner convert INPUT OUTPUT [--format FORMAT]"""
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -18,7 +15,7 @@ def convert_cli(
     # fmt: off
     input_path: Path = Arg(..., help="Upstream corpus file (one split)", metavar="INPUT"),
     output_path: Path = Arg(..., help=".spacy file to write", metavar="OUTPUT"),
-    format: str = Opt(..., "--format", "-f",
+    format: str = Opt("auto", "--format", "-f",
                       help=f"The input format: auto (from the file name) or one of {', '.join(FORMATS)}"),
     lang: Optional[str] = Opt(None, "--lang", "-l",
                               help="Language of the docs (default: en for genia and conll, de for germeval, "

@@ -1,8 +1,7 @@
 """Annotating corpora at scale: nlp.pipe on one machine, Ray Data across many.
 
-Both paths write the same records (see records.py). Command line (older name:
-`python -m spacy_globalner.scale annotate`; for .spacy output on one machine,
-`spacy apply` does the job):
+Both paths write the same records (see records.py). Command line (for .spacy
+output on one machine, `spacy apply` does the job):
 
     python -m spacy globalner annotate MODEL INPUT OUTPUT [--n-process 4]
     python -m spacy globalner annotate MODEL INPUT OUTPUT --ray [--address auto]

@@ -1,4 +1,4 @@
-"""Corpus readers, converter and command line (spacy_globalner.corpora)."""
+"""Corpus readers, converter (spacy_globalner.corpora) and `spacy globalner convert`."""
 import json
 import subprocess
 import sys
@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
+from typer.testing import CliRunner
 
+from spacy_globalner.cli import globalner_cli
 from spacy_globalner.corpora import (
     FORMATS,
     convert,
@@ -22,7 +24,6 @@ from spacy_globalner.corpora import (
     read_germeval,
     read_nested_jsonl,
 )
-from spacy_globalner.corpora.__main__ import main
 from spacy_globalner.corpora.docs import Record, Repairs, make_doc
 from tests.helpers import REPO_ROOT
 
@@ -361,40 +362,39 @@ def test_infer_format_refuses_to_guess():
         convert("corpus.txt", "out.spacy", format="xml")
 
 
-# `spacy globalner convert`, through spaCy's spacy_cli entry point, and its older name
-CONVERT_COMMANDS = [["spacy", "globalner", "convert"], ["spacy_globalner.corpora", "convert"]]
+# `spacy globalner convert`, through spaCy's spacy_cli entry point
+CONVERT = [sys.executable, "-m", "spacy", "globalner", "convert"]
 
 
-@pytest.mark.parametrize("command", CONVERT_COMMANDS, ids=["spacy-globalner", "alias"])
-def test_cli_converts_and_prints_counts_and_the_tokenizer_note(tmp_path, command):
+def test_cli_converts_and_prints_counts_and_the_tokenizer_note(tmp_path):
+    """No --format: the default, auto, infers bmes from the file name."""
     source = write(tmp_path, "r.char.bmes", "高 S-NAME\n勇 O\n中 B-ORG\n国 E-ORG\n")
-    run = [sys.executable, "-m", *command]
     done = subprocess.run(
-        [*run, str(source), str(tmp_path / "r.spacy"), "--format", "auto"],
+        [*CONVERT, str(source), str(tmp_path / "r.spacy")],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
     printed = " ".join(done.stdout.split())  # wasabi wraps long lines
-    assert "Wrote 1 docs" in printed and "lang zh" in printed
+    assert "Wrote 1 docs" in printed and "format bmes" in printed and "lang zh" in printed
     assert "entities 2" in printed and "max entity length (tokens) 2" in printed
     assert 'segmenter = "char"' in printed
     written = DocBin().from_disk(tmp_path / "r.spacy")
     assert len(list(written.get_docs(spacy.blank("zh").vocab))) == 1
 
 
-def test_cli_reports_bad_data_and_fails(tmp_path, capsys):
+def test_cli_reports_bad_data_and_fails(tmp_path):
     # In-process: one subprocess above is enough to test the entry point.
     bad = write(tmp_path, "bad.conll", "a\tO\nlonely\n")
-    assert main(["convert", str(bad), str(tmp_path / "bad.spacy"), "--format", "conll"]) == 1
-    printed = " ".join(capsys.readouterr().out.split())
+    result = CliRunner().invoke(globalner_cli, ["convert", str(bad), str(tmp_path / "bad.spacy"), "--format", "conll"])
+    assert result.exit_code == 1
+    printed = " ".join(result.output.split())
     assert "E302" in printed and "bad.conll, line 2" in printed
     assert not (tmp_path / "bad.spacy").exists()
 
 
-@pytest.mark.parametrize("command", CONVERT_COMMANDS, ids=["spacy-globalner", "alias"])
-def test_cli_gives_catalogue_errors_for_bad_options(tmp_path, command):
+def test_cli_gives_catalogue_errors_for_bad_options(tmp_path):
     source = write(tmp_path, "r.char.bmes", "高 S-NAME\n")
-    run = [sys.executable, "-m", *command, str(source), str(tmp_path / "r.spacy")]
+    run = [*CONVERT, str(source), str(tmp_path / "r.spacy")]
     for options, code in [(["--format", "xml"], "E300"), (["--format", "bmes", "--limit", "0"], "E309"),
                           (["--format", "bmes", "--spans-key", ""], "E308")]:
         done = subprocess.run([*run, *options], capture_output=True, text=True, timeout=120)

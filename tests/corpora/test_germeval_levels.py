@@ -3,9 +3,10 @@ convert --level-keys)."""
 import pytest
 import spacy
 from spacy.tokens import DocBin
+from typer.testing import CliRunner
 
+from spacy_globalner.cli import globalner_cli
 from spacy_globalner.corpora import convert, read_germeval
-from spacy_globalner.corpora.__main__ import main
 
 LINES = """Die\tO\tO
 ADAC\tB-ORG\tB-ORG
@@ -60,7 +61,8 @@ def test_convert_and_command_line(germeval_file, tmp_path):
     convert(germeval_file, tmp_path / "a.spacy", format="germeval", level_keys=["outer", "inner"])
     argv = ["convert", str(germeval_file), str(tmp_path / "b.spacy"), "--format", "germeval",
             "--level-keys", "outer", "inner"]
-    assert main(argv) == 0
+    result = CliRunner().invoke(globalner_cli, argv)
+    assert result.exit_code == 0, result.output
     for name in ("a.spacy", "b.spacy"):
         docs = list(DocBin().from_disk(tmp_path / name).get_docs(spacy.blank("de").vocab))
         assert entities(docs[1].spans["inner"]) == [(2, 3, "LOC")]

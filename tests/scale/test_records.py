@@ -6,7 +6,9 @@ import sys
 
 import pytest
 import spacy
+from typer.testing import CliRunner
 
+from spacy_globalner.cli import globalner_cli
 from spacy_globalner.scale import annotate, doc_to_record, read_records, read_texts, write_jsonl
 from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
@@ -41,19 +43,15 @@ def test_read_texts_plain_and_errors(tmp_path):
         list(read_texts(bad))
 
 
-@pytest.mark.parametrize(
-    "command", [["spacy", "globalner", "annotate"], ["spacy_globalner.scale", "annotate"]],
-    ids=["spacy-globalner", "alias"],
-)
-def test_annotate_command_in_a_subprocess(tmp_path, command):
+def test_annotate_command_in_a_subprocess(tmp_path):
     """The user's command line: `spacy globalner annotate` (spaCy's spacy_cli
-    entry point) and its older name, with a user's environment."""
+    entry point), with a user's environment."""
     texts = sample_texts(4)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
     out = tmp_path / "out.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
-    run = [sys.executable, "-m", *command, str(trained_dir("global_pointer"))]
+    run = [sys.executable, "-m", "spacy", "globalner", "annotate", str(trained_dir("global_pointer"))]
     done = subprocess.run([*run, str(corpus), str(out)], capture_output=True, text=True,
                           timeout=300, env=env)
     assert done.returncode == 0, done.stderr
@@ -68,12 +66,11 @@ def test_annotate_command_in_a_subprocess(tmp_path, command):
 
 
 def test_scale_cli_matches_pipe(tmp_path):
-    from spacy_globalner.scale.__main__ import main
-
     texts = sample_texts(6)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
     out = tmp_path / "out.jsonl"
-    assert main(["annotate", str(trained_dir("global_pointer")), str(corpus), str(out)]) == 0
+    result = CliRunner().invoke(globalner_cli, ["annotate", str(trained_dir("global_pointer")), str(corpus), str(out)])
+    assert result.exit_code == 0, result.output
     nlp = spacy.load(trained_dir("global_pointer"))
     records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])

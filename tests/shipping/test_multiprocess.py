@@ -117,7 +117,7 @@ def test_annotate_command_n_process(name, tmp_path):
     out = tmp_path / "out.jsonl"
     model = default_size_dir(name)
     result = run_as_user([
-        sys.executable, "-m", "spacy_globalner.scale", "annotate", str(model), str(corpus),
+        sys.executable, "-m", "spacy", "globalner", "annotate", str(model), str(corpus),
         str(out), "--n-process", "2", "--batch-size", "5",
     ])
     assert result.returncode == 0, result.stderr[-3000:]
