@@ -1,22 +1,17 @@
-"""A clear error for `--gpu-id N` where no GPU can be used.
+"""A clear error for `--gpu-id N` in this package's own commands where no GPU
+can be used.
 
-spaCy's commands call `setup_gpu(use_gpu)`, which ends in a traceback from
-Thinc ("Cannot use GPU, CuPy is not installed" or "GPU is not accessible")
-when the machine has no usable GPU. This module is loaded through the
-`spacy_cli` entry point when the `spacy` command starts, and puts a check
-before spaCy's own `setup_gpu` in the commands that take --gpu-id: it prints
-catalogue error E441 (what is missing and what to do) and exits 1.
+`spacy.require_gpu(N)` ends in a traceback from Thinc ("Cannot use GPU, CuPy is
+not installed" or "GPU is not accessible") when the machine has no usable GPU.
+`require_gpu` checks first and raises catalogue error E441 (what is missing and
+what to do); the `spacy globalner` commands that take --gpu-id call it. spaCy's
+own commands (`spacy train --gpu-id 0`) are left as spaCy wrote them.
 """
-import importlib
+import warnings
 
 from thinc.util import gpu_is_available, has_cupy
-from wasabi import msg
 
 from .errors import Errors, Warnings
-
-# spaCy commands that bound setup_gpu by name at import.
-_COMMANDS = ("_util", "train", "evaluate", "apply", "pretrain", "benchmark_speed",
-             "find_threshold", "init_pipeline", "debug_model")
 
 
 def gpu_problem(gpu_id: int) -> str:
@@ -42,30 +37,26 @@ def torch_gpu_problem(gpu_id: int) -> str:
     return ""
 
 
-def _checked(setup_gpu):
-    def setup_gpu_checked(use_gpu: int, *args, **kwargs):
-        problem = gpu_problem(use_gpu)
-        if problem:
-            msg.fail(Errors.E441.format(gpu_id=use_gpu, problem=problem), exits=1)
-        torch_problem = torch_gpu_problem(use_gpu) if use_gpu >= 0 else ""
-        if torch_problem:
-            msg.warn(Warnings.W007.format(gpu_id=use_gpu, problem=torch_problem))
-        return setup_gpu(use_gpu, *args, **kwargs)
+def require_gpu(gpu_id: int) -> None:
+    """Run what follows on GPU `gpu_id` (spacy.require_gpu), or on the CPU for
+    gpu_id < 0. Raises E441 (ValueError) where CuPy cannot use the GPU, and
+    warns W007 where CuPy can but torch cannot.
 
-    setup_gpu_checked.__wrapped__ = setup_gpu
-    return setup_gpu_checked
+    gpu_id (int): The GPU's index, as given to --gpu-id; -1 means the CPU.
+    """
+    if gpu_id < 0:
+        return
+    problem = gpu_problem(gpu_id)
+    if problem:
+        raise ValueError(Errors.E441.format(gpu_id=gpu_id, problem=problem))
+    torch_problem = torch_gpu_problem(gpu_id)
+    if torch_problem:
+        warnings.warn(Warnings.W007.format(gpu_id=gpu_id, problem=torch_problem))
+    import spacy
+
+    spacy.require_gpu(gpu_id)
 
 
 def install_gpu_check() -> None:
-    """Put the check before spaCy's setup_gpu in each command (idempotent)."""
-    for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"spacy.cli.{name}")
-        except ImportError:
-            continue
-        setup_gpu = getattr(module, "setup_gpu", None)
-        if setup_gpu is not None and not hasattr(setup_gpu, "__wrapped__"):
-            module.setup_gpu = _checked(setup_gpu)
-
-
-install_gpu_check()
+    """TEMPORARY (removed before this task ends): a stale spacy_cli entry point of
+    installs made before setup.cfg dropped it still loads this name."""

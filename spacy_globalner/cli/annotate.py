@@ -10,6 +10,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
+from ..gpu import require_gpu
 from ._app import Arg, Opt, globalner_cli
 
 
@@ -64,7 +65,7 @@ def annotate_cli(
             from ..scale.job import annotate_file
 
             if gpu_id >= 0:
-                spacy.require_gpu(gpu_id)
+                require_gpu(gpu_id)
             nlp = spacy.load(model)
             summary = annotate_file(
                 nlp, input_path, output_path, errors_path=errors_path, resume=resume,

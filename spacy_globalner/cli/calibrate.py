@@ -13,6 +13,7 @@ import typer
 from wasabi import msg
 
 from ..errors import Errors
+from ..gpu import require_gpu
 from ._app import Arg, Opt, globalner_cli
 
 
@@ -71,7 +72,7 @@ def calibrate(
     from ..pipeline.gold import reference_spans
 
     if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
+        require_gpu(gpu_id)
     nlp = spacy.load(model)
     name = _component_name(nlp, component, model)
     pipe = nlp.get_pipe(name)
