@@ -12,7 +12,7 @@ against the other) on the dev docs. 50 steps from the same seed do not give
 identical models on two devices (different kernels, fp16), so the agreement is
 a sanity figure, not an equality. Exits 1 if a run fails, a loss is not finite,
 or the GPU model predicts nothing where the CPU model predicts something.
-Needs a CUDA build of torch and CuPy; without them spaCy stops with E441.
+Needs a CUDA build of torch and CuPy; without them `spacy train --gpu-id 0` stops.
 """
 import argparse
 import json
