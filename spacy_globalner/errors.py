@@ -243,16 +243,12 @@ class Errors(metaclass=ErrorsWithCodes):
     E403 = ("{name} must be a positive integer, got {value!r}.")
     E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
             "learning-rate schedule would end at step {total_steps}, not where "
-            "training ends. Change both together, e.g. --training.max_steps {max_steps} "
-            "--{path} {max_steps}.")
+            "training ends{why}. Change both together, e.g. --training.max_steps {steps} "
+            "--{path} {steps}.")
     E441 = ("--gpu-id {gpu_id} was given, but no GPU can be used here: {problem}. "
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
             "(pip install cupy-cuda12x) on a machine with an NVIDIA GPU.")
-    E600 = ("spacy-globalner.PackedBiLSTMEncoder.v1: width must be a positive even "
-            "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "
-            "Set [components.tok2vec.model.encode] width to an even number, e.g. 96, and "
-            "the embed width to the same.")
     # annotating corpora (spacy globalner annotate, scale/): E500-E519
     E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
             "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")

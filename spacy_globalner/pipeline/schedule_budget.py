@@ -18,16 +18,24 @@ from ..errors import Errors
 
 def check_schedule_budget(nlp: Optional[Language]) -> None:
     """Raise E440 when a schedule's total_steps in [training.optimizer]
-    differs from training.max_steps (a positive number)."""
+    differs from training.max_steps, or is a number while max_steps is 0 (no
+    step budget: training runs for max_epochs epochs, or until patience, a
+    number of updates no one knows before training, so the schedule would
+    end before or after it)."""
     if nlp is None:
         return
     training = nlp.config.get("training", {})
     max_steps = training.get("max_steps")
-    if not _is_int(max_steps) or max_steps <= 0:
+    if not _is_int(max_steps) or max_steps < 0:
         return
     for path, total_steps in _total_steps(training.get("optimizer", {}), "training.optimizer"):
         if _is_int(total_steps) and total_steps != max_steps:
-            raise ValueError(Errors.E440.format(path=path, total_steps=total_steps, max_steps=max_steps))
+            unbounded = max_steps == 0
+            why = " (max_steps = 0 trains for max_epochs epochs, an unknown number of updates)" if unbounded else ""
+            steps = total_steps if unbounded else max_steps
+            raise ValueError(
+                Errors.E440.format(path=path, total_steps=total_steps, max_steps=max_steps, why=why, steps=steps)
+            )
 
 
 def _total_steps(section: Any, path: str) -> Iterator[Tuple[str, Any]]:

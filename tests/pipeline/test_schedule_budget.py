@@ -86,7 +86,54 @@ def test_check_passes_what_spacy_train_interpolates():
     nlp.config["training"]["max_steps"] = 300
     nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": "${training.max_steps}"}
     check_schedule_budget(nlp)
-    nlp.config["training"]["max_steps"] = 0  # budget set by epochs: nothing to compare
-    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": 200}
+    nlp.config["training"]["max_steps"] = 0  # a budget in epochs, a constant rate: nothing to compare
+    nlp.config["training"]["optimizer"]["learn_rate"] = 0.001
     check_schedule_budget(nlp)
     check_schedule_budget(None)
+
+
+def test_max_steps_0_with_a_schedule_fails():
+    """max_steps = 0 trains for max_epochs epochs, a number of updates the
+    schedule's total_steps cannot know: refused, with a fix that runs."""
+    nlp = spacy.blank("en")
+    nlp.config["training"]["max_steps"] = 0
+    nlp.config["training"]["optimizer"]["learn_rate"] = {"total_steps": 200}
+    with pytest.raises(ValueError, match="E440") as error:
+        check_schedule_budget(nlp)
+    assert "--training.max_steps 200 --training.optimizer.learn_rate.total_steps 200" in str(error.value)
+
+
+# Every shipped config whose learning rate follows warmup_linear.
+WARMUP_CONFIGS = sorted(
+    path.stem for path in (REPO_ROOT / "configs").glob("*.cfg") if "warmup_linear" in path.read_text()
+)
+
+
+def test_warmup_configs_include_every_head():
+    assert {"crener", "global_pointer", "lcrf_ner_trf"} <= set(WARMUP_CONFIGS)
+
+
+@pytest.mark.parametrize("name", WARMUP_CONFIGS)
+def test_spacy_debug_config_rejects_max_steps_0(name, tmp_path):
+    """`--training.max_steps 0 --training.max_epochs 2` on a warmup_linear
+    config would train past total_steps at learning rate 0: every such config
+    refuses it before anything runs."""
+    args = [sys.executable, "-m", "spacy", "debug", "config", str(REPO_ROOT / "configs" / f"{name}.cfg"),
+            "--paths.train", "train.spacy", "--paths.dev", "dev.spacy",
+            "--training.max_steps", "0", "--training.max_epochs", "2"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, env=user_env(), cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "E440" in output, output[-2000:]
+    assert "training.max_steps = 0" in output
+
+
+def test_spacy_train_rejects_max_steps_0(corpora, tmp_path):
+    """The issue's command on global_pointer's config: no training starts."""
+    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
+            "--output", str(tmp_path / "out"),
+            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
+            "--training.max_steps", "0", "--training.max_epochs", "1"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "E440" in output, output[-2000:]
+    assert not (tmp_path / "out" / "model-last").exists()
