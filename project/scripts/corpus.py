@@ -1,10 +1,14 @@
 """Convert one benchmark corpus (train slice + dev) and record its statistics.
 
-python scripts/corpus.py CORPUS DATA_DIR OUTPUT_DIR [--train-limit N]
+python scripts/corpus.py CORPUS DATA_DIR OUTPUT_DIR [--train-limit N] [--dev-limit N]
 
 Writes OUTPUT_DIR/train.spacy, dev.spacy and stats.json (language, nesting,
-longest entity in train, the slice used), which configs.py reads.
+longest entity in train, the slices used), which configs.py and compare.py
+read. Each file is written under a temporary name and renamed into place, so
+two runs of the `compare` workflow started together (two seeds in two shells)
+never read a half-written corpus.
 """
+import os
 import subprocess
 import sys
 from dataclasses import asdict
@@ -20,11 +24,13 @@ from common import Arg, Opt, get_corpus, write_json
 
 
 def convert(input_path: Path, output_path: Path, format: str, limit: int) -> None:
+    partial = output_path.with_name(f".{os.getpid()}.{output_path.name}")
     cmd = [sys.executable, "-m", "spacy", "globalner", "convert",
-           str(input_path), str(output_path), "--format", format]
+           str(input_path), str(partial), "--format", format]
     if limit:
         cmd += ["--limit", str(limit)]
     subprocess.run(cmd, check=True)
+    os.replace(partial, output_path)
 
 
 def stats_of(path: Path, lang: str) -> dict:
@@ -42,6 +48,7 @@ def main(
     output_dir: Path = Arg(..., help="Where train.spacy, dev.spacy and stats.json go"),
     train_limit: int = Opt(-1, "--train-limit",
                            help="First N training sentences (0 = all; default: the corpus budget)"),
+    dev_limit: int = Opt(0, "--dev-limit", help="First N dev sentences (0 = all)"),
     # fmt: on
 ):
     corpus = get_corpus(corpus_name)
@@ -49,17 +56,20 @@ def main(
     source = data_dir / corpus.folder
     output_dir.mkdir(parents=True, exist_ok=True)
     convert(source / corpus.train, output_dir / "train.spacy", corpus.format, limit)
-    convert(source / corpus.dev, output_dir / "dev.spacy", corpus.format, 0)
+    convert(source / corpus.dev, output_dir / "dev.spacy", corpus.format, dev_limit)
     summary = {
         "corpus": corpus_name,
         "lang": corpus.lang,
         "nested": corpus.nested,
         "train_limit": limit,
+        "dev_limit": dev_limit,
         "steps": corpus.steps,
         "train": stats_of(output_dir / "train.spacy", corpus.lang),
         "dev": stats_of(output_dir / "dev.spacy", corpus.lang),
     }
-    write_json(output_dir / "stats.json", summary)
+    partial = output_dir / f".{os.getpid()}.stats.json"
+    write_json(partial, summary)
+    os.replace(partial, output_dir / "stats.json")
     print(f"max entity length in train: {summary['train']['max_length']} tokens")
 
 

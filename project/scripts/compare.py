@@ -1,0 +1,266 @@
+"""Train one config on one corpus for each seed, score it on dev and write one JSON per run.
+
+python scripts/compare.py CORPUS CONFIG CORPUS_DIR [--seeds 0,1,2] [--steps 0]
+    [--configs-dir ../configs] [--training-dir training/compare]
+    [--runs-dir benchmarks/runs] [--threads 1] [--gpu-id -1]
+
+CONFIG is a config of the package (CONFIGS_DIR/CONFIG.cfg, trained as shipped,
+at its own max_steps unless --steps is given) or one of spaCy's own heads on
+the encoder, optimizer, batcher and budget of a package config: `ner` and
+`spancat` on those of global_pointer, `ner@crener` on those of crener (head
+blocks in configs/benchmark/heads; spancat's ngram sizes run 1..the longest
+training entity). Only what the corpus needs changes: the language (Chinese
+gets the character tokenizer) and a timing logger that changes nothing the
+model computes. Each seed trains in its own folder, TRAINING_DIR/CORPUS/
+CONFIG/seedS, and writes RUNS_DIR/CORPUS/CONFIG/seedS.json: the scores of
+model-last on the dev split (all spans, doc.ents against the outer layer,
+per label), the config's hash, the code's commit, the versions, the machine,
+the budget, the training time and the commands, so two seeds can run at once
+in two shells and scripts/tables.py builds every results table from the files.
+"""
+import copy
+import datetime
+import hashlib
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import typer
+from thinc.api import Config
+from train_budget import budget_overrides
+
+from configs import CHINESE_TOKENIZER, read
+from configs import head_block as benchmark_head_block
+
+from common import Arg, Opt, read_json, set_threads, thread_env, write_json
+
+SCRIPTS_DIR = Path(__file__).resolve().parent
+SPACY_HEADS = ("ner", "spancat")
+BASELINE_ENCODER = "global_pointer"
+DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
+
+
+def parse_config_name(name: str) -> Tuple[str, Optional[str]]:
+    """(package config, spaCy head or None): 'crener' -> ('crener', None),
+    'ner' -> ('global_pointer', 'ner'), 'spancat@crener' -> ('crener', 'spancat')."""
+    head, _, base = name.partition("@")
+    if head in SPACY_HEADS:
+        return base or BASELINE_ENCODER, head
+    if base:
+        raise SystemExit(f"{name!r}: only {' and '.join(SPACY_HEADS)} take an encoder (HEAD@CONFIG)")
+    return head, None
+
+
+def parse_seeds(value: str) -> List[int]:
+    seeds = [item for item in value.replace(",", " ").split() if item]
+    if not seeds or not all(item.isdigit() for item in seeds):
+        raise SystemExit(f"--seeds {value!r}: give seeds as numbers separated by commas, e.g. 0,1,2")
+    return [int(item) for item in seeds]
+
+
+def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config:
+    """The package config with its head replaced by spaCy's `head`, on the same
+    encoder component, listener, optimizer, batcher and budget."""
+    encoder, *heads = config["nlp"]["pipeline"]
+    if len(heads) != 1:
+        raise SystemExit(f"Expected one encoder and one head in the pipeline, got {config['nlp']['pipeline']}")
+    listener = copy.deepcopy(dict(config["components"][heads[0]]["model"]["tok2vec"]))
+    del config["components"][heads[0]]
+    config["initialize"]["components"].pop(heads[0], None)
+    block = benchmark_head_block(head)
+    config["components"][head] = copy.deepcopy(dict(block["components"][head]))
+    config["components"][head]["model"]["tok2vec"] = listener
+    config["training"]["score_weights"] = dict(block["training"]["score_weights"])
+    config["nlp"]["pipeline"] = [encoder, head]
+    if head == "spancat":
+        sizes = list(range(1, max(1, max_entity_length) + 1))
+        config["components"]["spancat"]["suggester"]["sizes"] = sizes
+    return config
+
+
+def compose(config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path) -> Config:
+    """The config a run trains: CONFIG_PATH for the corpus' language, with the
+    timing logger writing STATS_PATH, and spaCy's head in place of the
+    package's where SPACY_HEAD is given."""
+    config = read(config_path)
+    if spacy_head is not None:
+        config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
+    lang = stats["lang"]
+    if config["nlp"]["lang"] != lang:
+        config["nlp"]["lang"] = lang
+        if lang == "zh":
+            config["nlp"]["tokenizer"] = dict(CHINESE_TOKENIZER)
+            config["initialize"]["tokenizer"] = {"pkuseg_model": None, "pkuseg_user_dict": "default"}
+        elif config["nlp"]["tokenizer"] != DEFAULT_TOKENIZER:
+            config["nlp"]["tokenizer"] = dict(DEFAULT_TOKENIZER)
+            config["initialize"]["tokenizer"] = {}
+    # measure.py's logger prints what spaCy's console logger prints and saves
+    # the update time without the evaluations; the step timer only reads a clock.
+    config["training"]["logger"] = {"@loggers": "benchmark.timed_logger.v1", "path": str(stats_path)}
+    if config["training"].get("before_update") is None:
+        config["training"]["before_update"] = {"@callbacks": "benchmark.step_timer.v1"}
+    return config
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def git(*args: str) -> str:
+    done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=code_dir())
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def code_dir() -> Path:
+    import spacy_globalner
+
+    return Path(spacy_globalner.__file__).resolve().parent
+
+
+def code_state() -> Dict:
+    """The commit of the package that trains, and whether its code differed from it."""
+    return {
+        "commit": git("rev-parse", "HEAD") or None,
+        "uncommitted_changes": bool(git("status", "--porcelain", "--", ".", "../configs")),
+    }
+
+
+def versions() -> Dict[str, str]:
+    import spacy
+    import thinc
+    import torch
+
+    return {"spacy": spacy.__version__, "thinc": thinc.__version__, "torch": torch.__version__,
+            "python": platform.python_version()}
+
+
+def machine(threads: int, gpu_id: int) -> Dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    gpu = None
+    if gpu_id >= 0:
+        import torch
+
+        gpu = torch.cuda.get_device_name(gpu_id) if torch.cuda.is_available() else None
+    return {"cpu": cpu, "cpu_count": os.cpu_count(), "threads": threads, "gpu": gpu,
+            "platform": platform.platform()}
+
+
+def score(model: Path, dev: Path, nested: bool) -> Dict:
+    from evaluate import evaluate
+
+    scores = evaluate(model, dev, "sc", nested)
+    return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
+
+
+def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict) -> str:
+    command = f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} --vars.seeds {seed}"
+    for var, value in (("compare_steps", steps), ("compare_train_limit", stats.get("train_limit", 0)),
+                       ("compare_dev_limit", stats.get("dev_limit", 0))):
+        if value:
+            command += f" --vars.{var} {value}"
+    return command
+
+
+def run_seed(
+    corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
+    runs_dir: Path, steps: int, threads: int, gpu_id: int,
+) -> Path:
+    package_config, spacy_head = parse_config_name(name)
+    config_path = configs_dir / f"{package_config}.cfg"
+    if not config_path.exists():
+        raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
+    stats = read_json(corpus_dir / "stats.json")
+    output = training_dir / corpus / name / f"seed{seed}"
+    output.mkdir(parents=True, exist_ok=True)
+    train_stats_path = output / "train_stats.json"
+    train_stats_path.unlink(missing_ok=True)
+    composed = output / "config.cfg"
+    compose(config_path, spacy_head, stats, train_stats_path).to_disk(composed, interpolate=False)
+    budget = budget_overrides(composed, steps) if steps else []
+    command = [
+        "python", "-m", "spacy", "train", str(composed), "--output", str(output),
+        "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
+        "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "dev.spacy"),
+        "--system.seed", str(seed), "--gpu-id", str(gpu_id), *budget,
+    ]
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *command[1:]], check=True, env=thread_env(threads))
+    wall = time.perf_counter() - start
+    trained = read_json(train_stats_path)
+    settings = read(composed)["training"]
+    scores = score(output / "model-last", corpus_dir / "dev.spacy", stats["nested"])
+    run = {
+        "corpus": corpus,
+        "config": name,
+        "config_file": f"configs/{package_config}.cfg",
+        "config_sha256": sha256(config_path),
+        "trained_config_sha256": sha256(composed),
+        "head": spacy_head or package_config,
+        "encoder_of": package_config,
+        "seed": seed,
+        "source": "compare",
+        "code": code_state(),
+        "versions": versions(),
+        "machine": {**machine(threads, gpu_id), "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
+        "data": {"lang": stats["lang"], "nested": stats["nested"],
+                 "train_sentences": stats["train"]["n_docs"], "dev_sentences": stats["dev"]["n_docs"],
+                 "train_limit": stats.get("train_limit", 0), "dev_limit": stats.get("dev_limit", 0)},
+        "budget": {"max_steps": int(steps or settings["max_steps"]), "updates": trained.get("steps"),
+                   "eval_frequency": settings["eval_frequency"]},
+        "model": "model-last",
+        "scores": scores,
+        "train": {"wall_seconds": round(wall, 1), "train_seconds": trained.get("train_seconds"),
+                  "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
+                  "final_dev_score": trained.get("final_dev_score")},
+        "started": started.isoformat(timespec="seconds"),
+        "command": reproduce_command(corpus, name, seed, steps, stats),
+        "train_command": shlex.join(command),
+    }
+    path = runs_dir / corpus / name / f"seed{seed}.json"
+    write_json(path, run)
+    return path
+
+
+def main(
+    # fmt: off
+    corpus: str = Arg(..., help="The corpus' name (a folder of the data dir)"),
+    config: str = Arg(..., help="A package config (global_pointer, crener, ...), ner, spancat or HEAD@CONFIG"),
+    corpus_dir: Path = Arg(..., help="train.spacy, dev.spacy and stats.json from corpus.py"),
+    seeds: str = Opt("0,1,2", "--seeds", help="Seeds, separated by commas"),
+    steps: int = Opt(0, "--steps", help="Update budget (0: the config's own max_steps)"),
+    configs_dir: Path = Opt(Path("../configs"), "--configs-dir", help="The package's configs"),
+    training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="Where the pipelines go"),
+    runs_dir: Path = Opt(Path("benchmarks/runs"), "--runs-dir", help="Where the runs' JSON files go"),
+    threads: int = Opt(1, "--threads", help="torch/BLAS threads of training and evaluation"),
+    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
+    # fmt: on
+):
+    set_threads(threads)
+    if gpu_id >= 0:
+        import spacy
+
+        spacy.require_gpu(gpu_id)
+    for seed in parse_seeds(seeds):
+        path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
+                        steps, threads, gpu_id)
+        scores = read_json(path)["scores"]
+        print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
+
+
+if __name__ == "__main__":
+    typer.run(main)

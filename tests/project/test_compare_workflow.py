@@ -1,0 +1,107 @@
+"""The `compare` workflow as a user runs it (`spacy project run compare`), on a
+few dozen sentences of the bundled GENIA slice and a few updates: one JSON per
+seed, spaCy's baseline on the compared config's encoder, and the table command
+reading what the runs wrote."""
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from thinc.api import Config
+
+from tests.helpers import REPO_ROOT
+
+PROJECT = REPO_ROOT / "project"
+sys.path.insert(0, str(PROJECT / "scripts"))
+
+import compare  # noqa: E402
+
+SMALL = ["--vars.compare_train_limit", "40", "--vars.compare_dev_limit", "30", "--vars.compare_steps", "3"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A copy of project/ beside a link to the package's configs, and a data
+    folder holding the GENIA slice in the upstream layout."""
+    root = tmp_path_factory.mktemp("compare")
+    shutil.copytree(PROJECT, root / "project",
+                    ignore=shutil.ignore_patterns("assets", "corpus", "training", "metrics", "benchmarks",
+                                                  "project.lock", "__pycache__"))
+    (root / "configs").symlink_to(REPO_ROOT / "configs")
+    (root / "data" / "genia").mkdir(parents=True)
+    for split in ("train", "dev"):
+        (root / "data" / "genia" / f"{split}.jsonl").symlink_to(PROJECT / "assets" / "genia" / f"{split}.jsonl")
+    return root / "project"
+
+
+def run_project(project, workflow, *args):
+    done = subprocess.run(
+        [sys.executable, "-m", "spacy", "project", "run", workflow, str(project), *args,
+         "--vars.data_dir", str(project.parent / "data")],
+        capture_output=True, text=True, timeout=600, cwd=project.parent,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_compare_writes_one_json_per_seed(project):
+    run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "global_pointer",
+                "--vars.seeds", "0,1", *SMALL)
+    run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat", "--vars.seeds", "2",
+                *SMALL)
+    runs = project / "benchmarks" / "runs" / "genia"
+    assert sorted(path.name for path in (runs / "global_pointer").iterdir()) == ["seed0.json", "seed1.json"]
+    assert sorted(path.name for path in (runs / "spancat").iterdir()) == ["seed2.json"]
+    config_hash = hashlib.sha256((REPO_ROOT / "configs" / "global_pointer.cfg").read_bytes()).hexdigest()
+    for seed in (0, 1):
+        run = json.loads((runs / "global_pointer" / f"seed{seed}.json").read_text())
+        assert run["seed"] == seed and run["corpus"] == "genia" and run["config"] == "global_pointer"
+        assert run["config_sha256"] == config_hash and len(run["code"]["commit"]) == 40
+        assert set(run["versions"]) >= {"spacy", "thinc", "torch"} and run["machine"]["cpu_count"] >= 1
+        assert run["budget"]["max_steps"] == 3 and run["data"] == {
+            "lang": "en", "nested": True, "train_sentences": 40, "dev_sentences": 30,
+            "train_limit": 40, "dev_limit": 30}
+        assert set(run["scores"]) == {"spans", "ents", "outer"}
+        for view in run["scores"].values():
+            assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
+        assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
+        assert run["command"] == ("spacy project run compare project/ --vars.corpus genia --vars.config "
+                                  f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
+                                  "--vars.compare_train_limit 40 --vars.compare_dev_limit 30")
+        assert f"--system.seed {seed}" in run["train_command"]
+        assert (project / "training" / "compare" / "genia" / "global_pointer" / f"seed{seed}" / "model-last").exists()
+    # spaCy's spancat trained on global_pointer's encoder, optimizer, batcher and budget
+    baseline = json.loads((runs / "spancat" / "seed2.json").read_text())
+    assert baseline["head"] == "spancat" and baseline["encoder_of"] == "global_pointer"
+    assert baseline["config_sha256"] == config_hash
+    trained = {name: Config().from_disk(project / "training" / "compare" / "genia" / name / seed / "config.cfg",
+                                        interpolate=False)
+               for name, seed in (("global_pointer", "seed0"), ("spancat", "seed2"))}
+    for section in ("optimizer", "batcher"):
+        assert trained["spancat"]["training"][section] == trained["global_pointer"]["training"][section]
+    assert trained["spancat"]["components"]["tok2vec"] == trained["global_pointer"]["components"]["tok2vec"]
+    assert trained["spancat"]["nlp"]["pipeline"] == ["tok2vec", "spancat"]
+    assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
+
+
+def test_config_names_and_the_corpus_language():
+    assert compare.parse_config_name("crener") == ("crener", None)
+    assert compare.parse_config_name("ner") == ("global_pointer", "ner")
+    assert compare.parse_config_name("spancat@crener") == ("crener", "spancat")
+    with pytest.raises(SystemExit):
+        compare.parse_config_name("crener@global_pointer")
+    assert compare.parse_seeds("0,1,2") == [0, 1, 2] and compare.parse_seeds("1") == [1]
+    with pytest.raises(SystemExit):
+        compare.parse_seeds("a,b")
+    stats = {"lang": "zh", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "global_pointer.cfg", "ner", stats, PROJECT / "x.json")
+    assert config["nlp"]["lang"] == "zh"
+    assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
+    stats = {"lang": "en", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "crener_zh.cfg", "spancat", stats, PROJECT / "x.json")
+    assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
+    assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
+    assert "crener" not in config["components"]
