@@ -209,6 +209,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "they share none, so an entity across two windows would be lost. "
             "Set max_grid_length to 8 or more in [components.{owner}] (256 by "
             "default).")
+    E231 = ("mixed_precision = true, but the head's {module} runs on the "
+            "{device} device: mixed precision (torch autocast with gradient "
+            "scaling) needs a CUDA GPU. Train on a GPU (spacy train ... --gpu-id "
+            "0, with a CUDA build of torch), or set mixed_precision = false in "
+            "[components.<name>.model] (on a CPU it would change nothing).")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "

@@ -9,6 +9,9 @@ gradients must equal those of the unscaled fp32 run, for several backward
 passes per step (CRENER's window chunks, accumulate_gradient > 1), and
 gradients too small for fp16 must survive until they are scaled.
 """
+import os
+import subprocess
+import sys
 from typing import Dict, List
 
 import numpy
@@ -18,7 +21,19 @@ import torch
 from spacy.training import Example
 from thinc.api import PyTorchGradScaler
 
-from tests.helpers.trained_pipelines import component_params, genia_docs, one_torch_thread, trained_dir
+from spacy_globalner.corpora import convert
+from tests.helpers import REPO_ROOT
+from tests.helpers.trained_pipelines import (
+    GENIA_DEV,
+    GENIA_TRAIN,
+    component_params,
+    genia_docs,
+    one_torch_thread,
+    predictions,
+    sample_texts,
+    small_config,
+    trained_dir,
+)
 
 SCALE = 2.0**16
 
@@ -181,3 +196,52 @@ def test_half_weights_save_and_load(name, dtype, tmp_path):
         found = [[(s.start, s.end, s.label_) for s in doc.spans[pipe.key]] for doc in loaded.pipe(texts)]
     assert found == expected
     assert any(expected)
+
+
+# mixed_precision = true without CUDA ------------------------------------------
+
+needs_no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without CUDA")
+
+
+@needs_no_cuda
+@pytest.mark.parametrize("name", component_params())
+def test_mixed_precision_on_cpu_fails_at_initialize(name):
+    """Not Thinc's "Gradient scaling is not supported" at the first update:
+    E231, naming the setting, when the pipeline is initialized."""
+    nlp = spacy.blank("en")
+    config = small_config(name)
+    config["model"]["mixed_precision"] = True
+    nlp.add_pipe(name, config=config)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    with pytest.raises(ValueError, match=r"E231.*mixed_precision = false"):
+        nlp.initialize(lambda: examples)
+
+
+@needs_no_cuda
+def test_spacy_train_with_mixed_precision_on_cpu(tmp_path):
+    convert(GENIA_TRAIN, tmp_path / "train.spacy", format="genia", limit=20)
+    convert(GENIA_DEV, tmp_path / "dev.spacy", format="genia", limit=10)
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "crener.cfg"),
+         "--output", str(tmp_path / "out"),
+         "--paths.train", str(tmp_path / "train.spacy"), "--paths.dev", str(tmp_path / "dev.spacy"),
+         "--components.crener.model.mixed_precision", "true"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")},
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "E231" in output, output[-2000:]
+    assert "Gradient scaling" not in output and "Initialized pipeline" not in output
+
+
+@needs_no_cuda
+@pytest.mark.parametrize("name", component_params())
+def test_pipeline_with_mixed_precision_runs_on_cpu(name):
+    """A pipeline configured with mixed precision (trained on a GPU) loads
+    and predicts on a CPU, in fp32: the same spans as without it."""
+    texts = sample_texts(10)
+    with one_torch_thread():
+        expected = predictions(spacy.load(trained_dir(name)).pipe(texts))
+        nlp = spacy.load(trained_dir(name), config={"components": {name: {"model": {"mixed_precision": True}}}})
+        assert nlp.config["components"][name]["model"]["mixed_precision"] is True
+        assert predictions(nlp.pipe(texts)) == expected

@@ -9,6 +9,15 @@ the last pass are divided by the scale again: 2**16 on CUDA. The shim below
 sets the accumulated gradients aside for the duration of each backward pass,
 so the scaler only ever sees, and unscales, that pass's own gradients.
 
+`mixed_precision = true` needs CUDA: torch autocasts on CUDA only and Thinc's
+grad scaler refuses CPU tensors, at the first update, with an error that
+names neither the setting nor the fix. The shim raises E231 instead on its
+first forward pass when the module is not on a CUDA device, which for a new
+head is its initialization on a sample of the training data (every head
+materialises its lazy layers there). A pipeline trained with mixed precision
+on a GPU and loaded on a CPU still runs: loading turns mixed precision off
+where there is no CUDA device, as autocast there changes nothing.
+
 The shim also reads the optimizer's parameter averages in `use_params`, which
 spaCy enters to evaluate and save with `use_averages = true`. Thinc's
 PyTorchShim looks them up under string keys, while its `finish_update` stores
@@ -19,16 +28,24 @@ import contextlib
 from typing import Any, Callable, List, Optional, Tuple
 
 import torch
-from thinc.api import ArgsKwargs, Model, PyTorchShim, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, PyTorchGradScaler, PyTorchShim, torch2xp, xp2torch
 from thinc.layers.pytorchwrapper import forward as pytorch_forward
 from thinc.types import Floats2d
+
+from ...errors import Errors
 
 
 class AccumulatingPyTorchShim(PyTorchShim):
     """PyTorchShim that unscales the gradients of each backward pass once, so
-    any number of passes may accumulate before `finish_update`."""
+    any number of passes may accumulate before `finish_update`, and that
+    refuses mixed precision off CUDA with a catalogue error."""
+
+    def predict(self, inputs):
+        self._check_mixed_precision()
+        return super().predict(inputs)
 
     def begin_update(self, inputs):
+        self._check_mixed_precision()
         output, backprop_scaled = super().begin_update(inputs)
 
         def backprop(grads):
@@ -47,6 +64,18 @@ class AccumulatingPyTorchShim(PyTorchShim):
             return d_inputs
 
         return output, backprop
+
+    def from_bytes(self, bytes_data):
+        super().from_bytes(bytes_data)
+        if self._mixed_precision and self.device.type != "cuda":
+            # Trained with mixed precision on a GPU, loaded on a CPU: run in fp32.
+            self._mixed_precision = False
+            self._grad_scaler = PyTorchGradScaler(enabled=False)
+        return self
+
+    def _check_mixed_precision(self) -> None:
+        if self._mixed_precision and self.device.type != "cuda":
+            raise ValueError(Errors.E231.format(module=type(self._model).__name__, device=self.device))
 
     @contextlib.contextmanager
     def use_params(self, params):
