@@ -240,7 +240,7 @@ def annotate_file(
         nlp, lines, zone_size=zone_size, n_process=n_process, stop_on_error=errors_path is None,
         batch_size=batch_size, spans_keys=spans_keys,
     )
-    bar = tqdm.tqdm(initial=start_line, unit=" docs", disable=None if show_progress else True, dynamic_ncols=True)
+    bar = tqdm.tqdm(initial=start_line, unit=" docs", disable=None if show_progress else True)
     stopped: Optional[Line] = None
     last: Optional[Line] = None
     since, saved_at = 0, time.monotonic()
