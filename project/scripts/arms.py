@@ -2,18 +2,21 @@
 
     python scripts/arms.py ner-config ../configs/lcrf_ner.cfg configs/benchmark/heads/ner.cfg OUT.cfg
     python scripts/arms.py evaluate MODEL DEV.spacy OUT.json
-    python scripts/arms.py table RUNS_DIR CORPUS [CORPUS ...]
+    python scripts/arms.py collect RUNS_DIR CORPUS RESULTS_JSON
+    python scripts/arms.py table RESULTS_JSON CORPUS [CORPUS ...] [--output TABLE_MD]
 
 scripts/arms.sh trains the arms (softmax, CRF, CRF with learned penalties, IOB and BIOES, CSE, and
 spaCy's ner on the same encoder, batcher, optimizer and steps) and calls `evaluate` on each model-last;
-`evaluate` scores every Entity-Fix option of an lcrf_ner model by loading it with that option in the
-config (a setting given at load wins over the saved one).
+`collect` gathers the scores of a corpus into RESULTS_JSON (benchmarks/arms_results.json), from
+which `table` and scripts/tables.py write the tables. `evaluate` scores every Entity-Fix option of an
+lcrf_ner model by loading it with that option in the config (a setting given at load wins over the
+saved one).
 """
 import json
 import statistics
 import warnings
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Optional
 
 import spacy
 import typer
@@ -77,16 +80,25 @@ def evaluate(model: Path, dev: Path, output: Path):
     output.write_text(json.dumps(results, indent=1), encoding="utf8")
 
 
-@app.command("table")
-def table(runs: Path, corpora: List[str], output: Path = typer.Option(None, "--output", "-o")):
-    """Markdown table: dev ents F (mean [min-max] over seeds), P, R, share of repaired docs."""
+@app.command("collect")
+def collect(runs: Path, corpus: str, output: Path):
+    """Gather RUNS/CORPUS/ARM/sSEED/scores.json into OUTPUT[CORPUS][ARM][sSEED] (other corpora kept)."""
+    results = json.loads(output.read_text()) if output.exists() else {}
+    results[corpus] = {
+        arm.name: {seed.parent.name: json.loads(seed.read_text()) for seed in sorted(arm.glob("s*/scores.json"))}
+        for arm in sorted((runs / corpus).iterdir()) if arm.is_dir()
+    }
+    output.write_text(json.dumps(results, indent=1), encoding="utf8")
+
+
+def table_lines(results: Dict, corpora: Optional[List[str]] = None) -> List[str]:
+    """Markdown tables: dev ents F (mean [min-max] over seeds), P, R, share of repaired docs."""
     lines = []
-    for corpus in corpora:
+    for corpus in corpora or list(results):
         lines.append(f"**{corpus}** (dev, ents; mean of seeds, [min-max])\n")
         lines.append("| arm | seeds | F | P | R | docs Entity-Fix repairs |\n|---|---|---|---|---|---|")
         for arm, option, label in ROWS:
-            found = [json.loads(p.read_text()) for p in sorted((runs / corpus / arm).glob("s*/scores.json"))]
-            found = [run[option] for run in found if option in run]
+            found = [run[option] for _, run in sorted(results[corpus].get(arm, {}).items()) if option in run]
             if not found:
                 continue
             f = [100 * run["ents_f"] for run in found]
@@ -99,7 +111,13 @@ def table(runs: Path, corpora: List[str], output: Path = typer.Option(None, "--o
             lines.append(f"| {label} | {len(found)} | {statistics.mean(f):.1f} [{min(f):.1f}-{max(f):.1f}] "
                          f"| {p:.1f} | {r:.1f} | {repaired} |")
         lines.append("")
-    text = "\n".join(lines)
+    return lines
+
+
+@app.command("table")
+def table(results: Path, corpora: List[str], output: Path = typer.Option(None, "--output", "-o")):
+    """The tables of CORPORA from RESULTS (written by `collect`)."""
+    text = "\n".join(table_lines(json.loads(results.read_text()), corpora))
     if output is None:
         print(text)
     else:
