@@ -4,7 +4,7 @@ package computed it before), one torch thread, best of 10, random queries and
 keys of the sizes a training batch and a prediction batch of GENIA give
 (5 labels; rows are packed tokens).
 
-    python scripts/band_speed.py
+    python project/probes/band_speed.py
 """
 import time
 from typing import Callable, Tuple

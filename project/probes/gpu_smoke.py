@@ -2,7 +2,7 @@
 mixed_precision = true, evaluated on the GPU, and compared with the same
 training on the CPU.
 
-    python project/scripts/gpu_smoke.py [--steps 50] [--output gpu_smoke/]
+    python project/probes/gpu_smoke.py [--steps 50] [--output gpu_smoke/]
 
 Uses the bundled GENIA slice (project/assets/genia). For each component it runs
 `spacy train` twice (CPU fp32; GPU with the head's mixed_precision on), then
@@ -24,7 +24,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from train_budget import budget_overrides  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
