@@ -58,5 +58,7 @@ def require_gpu(gpu_id: int) -> None:
 
 
 def install_gpu_check() -> None:
-    """TEMPORARY (removed before this task ends): a stale spacy_cli entry point of
-    installs made before setup.cfg dropped it still loads this name."""
+    """A no-op, to delete once the shared .venv is reinstalled (pip install
+    --no-deps -e .): installs made before setup.cfg dropped the spacy_cli entry
+    point `spacy-globalner.gpu_check` still load this name, and every `spacy`
+    command fails where it is missing. It patches nothing."""
