@@ -1,4 +1,11 @@
-"""ray_annotate on a local Ray instance writes what the nlp.pipe path writes."""
+"""ray_annotate on a local Ray instance writes what the nlp.pipe path writes,
+also when a worker is killed mid-job."""
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
 import pytest
 import spacy
 
@@ -9,6 +16,8 @@ pytest.importorskip("pyarrow")
 
 from spacy_globalner.scale import annotate, read_records, read_texts, write_jsonl  # noqa: E402
 from spacy_globalner.scale.ray_annotate import ray_annotate  # noqa: E402
+
+N_KILL_DOCS = 2000
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +58,52 @@ def test_ray_annotate_rejects_bad_options(tmp_path):
         ray_annotate("x", tmp_path / "in.jsonl", tmp_path / "out.jsonl", num_workers=0)
     with pytest.raises(ValueError, match=r"\[E400\]"):
         ray_annotate("x", tmp_path / "in.jsonl", tmp_path / "out.jsonl")
+
+
+def ray_worker_pids():
+    """The processes of Ray Data's map actors, found as an operator would find
+    them (`ps`): Ray names an actor's process after its class."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if proc.name.isdigit() and cmdline.startswith(b"ray::") and b"MapWorker" in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_killed_ray_worker_loses_and_repeats_nothing(local_ray, tmp_path):
+    """One of two pipeline workers is SIGKILLed mid-job: Ray Data restarts the
+    actor and retries its batches, and the output holds each record once, in order."""
+    model = trained_dir("lcrf_ner")
+    texts = sample_texts(40)
+    corpus = tmp_path / "corpus.jsonl"
+    write_jsonl(corpus, ({"id": f"d{i}", "text": texts[i % len(texts)]} for i in range(N_KILL_DOCS)))
+    out = tmp_path / "ray.jsonl"
+    killed = []
+
+    def kill_one_worker():
+        # Once the driver has written the first records: both workers are busy.
+        while not killed and not done.is_set():
+            pids = ray_worker_pids()
+            if len(pids) == 2 and out.exists() and out.stat().st_size > 0:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            time.sleep(0.01)
+
+    done = threading.Event()
+    killer = threading.Thread(target=kill_one_worker, daemon=True)
+    killer.start()
+    try:
+        count = ray_annotate(str(model), corpus, out, num_workers=2, batch_size=16)
+    finally:
+        done.set()
+        killer.join(timeout=10)
+    assert killed, "the job ended before a worker could be killed"
+    assert count == N_KILL_DOCS
+    got = read_records(out)
+    assert [r["id"] for r in got] == [f"d{i}" for i in range(N_KILL_DOCS)]
+    expected = list(annotate(spacy.load(model), read_texts(corpus)))
+    records_equal(got, expected)
