@@ -4,6 +4,7 @@ serialization, evaluation, batching and windowing of long docs."""
 import numpy
 import pytest
 import spacy
+import torch
 from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.api import fix_random_seed
@@ -262,3 +263,21 @@ def test_get_loss_checks_grid_count(trained):
     loss, d_grids = crener.get_loss(examples, (grids, windows))
     assert loss >= 0 and [d.shape for d in d_grids] == [g.shape for g in grids]
     assert all(d.dtype == g.dtype for d, g in zip(d_grids, grids))
+
+
+def _head_dropout_rates(nlp):
+    scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
+    rates = {m.p for m in scorer.modules() if isinstance(m, torch.nn.Dropout)}
+    return rates | {m.dropout for m in scorer.modules() if isinstance(m, torch.nn.MultiheadAttention)}
+
+
+@pytest.mark.parametrize("model_dropout,drop,expected", [(0.5, 0.1, 0.5), (0.0, 0.3, 0.0), (None, 0.3, 0.3)])
+def test_model_dropout_is_the_head_rate_in_training(model_dropout, drop, expected):
+    """[components.crener.model] dropout is the head's rate under nlp.update
+    (spacy train's loop), whatever [training] dropout is; null follows it."""
+    nlp = _nlp(model={**SMALL_MODEL, "enhancement": "paper", "dropout": model_dropout})
+    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
+    fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    nlp.update(examples, drop=drop, losses={})
+    assert _head_dropout_rates(nlp) == {expected}

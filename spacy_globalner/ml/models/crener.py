@@ -38,7 +38,7 @@ def build_crener(
     biaffine_width: int = 64,
     predictor_width: int = 64,
     learned_threshold: bool = True,
-    dropout: float = 0.1,
+    dropout: Optional[float] = None,
     max_batch_cells: int = 65536,
     mixed_precision: bool = False,
     transformer_depth: int = 0,
@@ -77,8 +77,12 @@ def build_crener(
     biaffine_width (int): Width of the co-predictor's biaffine projections.
     predictor_width (int): Hidden width of the co-predictor's grid MLP.
     learned_threshold (bool): Learn the threshold class per cell; else it is 0.
-    dropout (float): Dropout inside the head; spaCy's training dropout
-        overrides it during `nlp.update`.
+    dropout (Optional[float]): Dropout rate of every dropout layer inside
+        the head (after its input projection, after the grid's MLP, in the
+        co-predictor, the adapted Transformer and the attention) while
+        training; None follows the rate spaCy trains with ([training]
+        dropout, or `drop` of `nlp.update`), which the tok2vec gets in both
+        cases.
     max_batch_cells (int): Most grid cells run through the scorer at once;
         bounds the memory of long docs and large batches. It changes no
         output. 65536 (one 256-token window) since issue 11: against 262144,
@@ -124,7 +128,8 @@ def build_crener(
         ("attention_embedding_width", attention_embedding_width),
     ):
         check_int(value, name, ARCHITECTURE, least=0, error=Errors.E201)
-    check_dropout(dropout, ARCHITECTURE)
+    if dropout is not None:
+        check_dropout(dropout, ARCHITECTURE)
     check_bool(parallel_dilations, "parallel_dilations", ARCHITECTURE)
     for name, value, choices in (
         ("cln_bias_from", cln_bias_from, CLN_BIASES),
@@ -254,6 +259,9 @@ def crener_head(
     batch of short ones nor holds the whole batch's grids in memory at
     prediction time.
 
+    Dropout: settings.dropout where set, else attrs["dropout_rate"], which
+    spaCy's `set_dropout_rate` sets to the pipe's rate on every update.
+
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
     weights being loaded. The settings travel in the init's closure, not in
@@ -265,7 +273,7 @@ def crener_head(
         init=partial(head_init, settings=settings),
         dims={"nI": None, "nO": None},
         attrs={
-            "dropout_rate": settings.dropout,
+            "dropout_rate": 0.0,
             "max_batch_cells": max_batch_cells,
             "mixed_precision": mixed_precision,
         },
@@ -298,7 +306,8 @@ def head_init(
 def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) -> Tuple[HeadOutT, Callable]:
     vectors, windows = X
     wrapper = model.layers[0]
-    wrapper.shims[0]._model.set_dropout_rate(model.attrs["dropout_rate"])
+    rate = wrapper.shims[0]._model.settings.dropout
+    wrapper.shims[0]._model.set_dropout_rate(model.attrs["dropout_rate"] if rate is None else rate)
     grids: List[Optional[Floats3d]] = [None] * len(windows)
     callbacks = []
     for chunk in _chunks(windows, model.attrs["max_batch_cells"]):

@@ -50,6 +50,9 @@ class CRENERScorer(nn.Module):
         super().__init__()
         s = settings
         self.settings = settings
+        # The rate is set again before every pass (set_dropout_rate); None
+        # (follow the caller's rate) starts at 0.
+        dropout = 0.0 if s.dropout is None else s.dropout
         self.n_tags = n_tags
         self.learned_threshold = s.learned_threshold
         n_out = n_tags + int(s.learned_threshold)
@@ -58,10 +61,10 @@ class CRENERScorer(nn.Module):
             # weights being loaded), so the first projection is lazy.
             warnings.filterwarnings("ignore", message="Lazy modules")
             self.input = nn.LazyLinear(s.token_width)
-        self.input_dropout = nn.Dropout(s.dropout)
+        self.input_dropout = nn.Dropout(dropout)
         self.context = BiLSTMContext(s.token_width, s.context_depth) if s.context_depth > 0 else None
         self.transformer = (
-            AdaptedTransformer(s.token_width, s.transformer_depth, s.attention_heads, s.dropout)
+            AdaptedTransformer(s.token_width, s.transformer_depth, s.attention_heads, dropout)
             if s.transformer_depth > 0
             else None
         )
@@ -77,7 +80,7 @@ class CRENERScorer(nn.Module):
         self.reduce = nn.Sequential(
             nn.Linear(s.grid_width + self.position.width + s.attention_embedding_width, s.conv_width),
             nn.GELU(),
-            nn.Dropout(s.dropout),
+            nn.Dropout(dropout),
         )
         self.convolutions = DilatedConvolutions(s.conv_width, s.dilations, parallel=s.parallel_dilations)
         self.paper_enhancement = s.enhancement == "paper"
@@ -85,7 +88,7 @@ class CRENERScorer(nn.Module):
         self.tags = TagProjection(s.conv_width, len(s.dilations), n_out) if wants_tags else None
         if self.paper_enhancement:
             self.enhancements = nn.ModuleList(
-                TwoStreamEnhancement(self.tags.width, s.grid_width, s.attention_heads, s.dropout)
+                TwoStreamEnhancement(self.tags.width, s.grid_width, s.attention_heads, dropout)
                 for _ in range(s.enhancement_rounds)
             )
         else:
@@ -99,14 +102,17 @@ class CRENERScorer(nn.Module):
             "grid+tags": self.convolutions.width + (self.tags.width if self.tags is not None else 0),
         }[s.predictor_input]
         self.predictor = CoPredictor(
-            s.token_width, predictor_width, s.biaffine_width, s.predictor_width, n_out, s.dropout
+            s.token_width, predictor_width, s.biaffine_width, s.predictor_width, n_out, dropout
         )
 
     def set_dropout_rate(self, rate: float) -> None:
-        """Set the rate of every dropout layer (spaCy sets it per update)."""
+        """Set the rate of every dropout layer and of the attention weights'
+        dropout (the head sets it before every pass)."""
         for module in self.modules():
             if isinstance(module, nn.Dropout):
                 module.p = rate
+            elif isinstance(module, nn.MultiheadAttention):
+                module.dropout = rate
 
     def forward(self, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """X (torch.Tensor): Padded token vectors (batch, n, n_in).

@@ -5,7 +5,7 @@ architecture (spacy_globalner.ml.models.crener.build_crener); this class has
 none, so no module can drift from them.
 """
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -31,4 +31,4 @@ class CRENERSettings:
     predictor_width: int
     predictor_input: str
     learned_threshold: bool
-    dropout: float
+    dropout: Optional[float]  # None: the rate the caller sets per update

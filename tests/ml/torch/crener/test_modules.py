@@ -149,9 +149,10 @@ def test_scorer_gradcheck_tiny():
 
 
 def test_scorer_dropout_rate_is_settable():
-    scorer = CRENERScorer(4, crener_settings(**TINY))
+    scorer = CRENERScorer(4, crener_settings(**TINY, enhancement="paper"))
     scorer.set_dropout_rate(0.3)
     rates = {m.p for m in scorer.modules() if isinstance(m, torch.nn.Dropout)}
+    rates |= {m.dropout for m in scorer.modules() if isinstance(m, torch.nn.MultiheadAttention)}
     assert rates == {0.3}
 
 
