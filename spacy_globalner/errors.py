@@ -53,6 +53,14 @@ class Warnings(metaclass=ErrorsWithCodes):
             "components will run on the GPU; spacy-globalner's components and "
             "spacy-transformers need torch there too: install a CUDA build of "
             "torch for your CUDA version.")
+    # global_pointer: W050-W059
+    W050 = ("'{name}' kept the {kept} highest-scoring of {count} candidate "
+            "spans in a doc of {length} tokens (max_candidates = {kept}) and "
+            "dropped the rest{more}. A trained model stays far below this; an "
+            "untrained or half-trained model, or a threshold near 0, predicts "
+            "spans at most cells. Raise the threshold, or raise max_candidates "
+            "in [components.{name}] (null: no bound) if a doc really holds that "
+            "many entities. Reported once per batch.")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "
@@ -158,6 +166,20 @@ class Errors(metaclass=ErrorsWithCodes):
     E040 = ("{option} of '{name}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "
             "leaves it as it is), got {value!r}.")
+    # global_pointer: E050-E059
+    E050 = ("threshold of '{name}' must be a probability from 0 to 1, got "
+            "{value!r}: a span is kept where its score (the probability in "
+            "doc.spans[key].attrs[\"scores\"]) is at least the threshold, as "
+            "in spancat; the default is 0.3775. It was a logit before: a logit "
+            "x is the probability 1 / (1 + e^-x), e.g. -0.5 is 0.3775. Tune it "
+            "with `spacy find-threshold MODEL DEV {name} threshold spans_sc_f`.")
+    E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "
+            "from 0 to 1 (the score a span of that label must reach), got "
+            "{value!r}: thresholds written as logits by an earlier `spacy "
+            "globalner calibrate`. Run calibrate again, or delete the key from "
+            "{name}/cfg to use `threshold` for every label.")
+    E052 = ("max_candidates of '{name}' must be an integer of at least 0 (the "
+            "most spans one doc may yield; 0 or null: no bound), got {value!r}.")
     # lcrf_ner: E100-E149
     E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "

@@ -42,7 +42,9 @@ def gold_margins(nlp, examples: List[Example], seen: Set[str], head_name: str = 
     {found: (n_spans, n_spans with no word in `seen`)} for found True/False."""
     head = nlp.get_pipe(head_name)
     key, label_ids = head.cfg["spans_key"], {label: i for i, label in enumerate(head.labels)}
-    thresholds = head.label_thresholds()
+    probabilities = head.label_thresholds()  # the score a span must reach, a probability
+    with numpy.errstate(divide="ignore"):
+        thresholds = numpy.log(probabilities) - numpy.log1p(-probabilities)  # in logits, as the band
     scores = band_scores(nlp, head_name, [example.predicted for example in examples])
     per_label: Dict[str, List[float]] = defaultdict(list)
     counts = {True: [0, 0], False: [0, 0]}

@@ -2,9 +2,11 @@
 thresholds, on the first half of a dev corpus (devA), its second half (devB)
 and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
 
-    python scripts/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0 -0.5 -1
+    python scripts/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0.5 0.3775 0.2689
 
-Per-label calibrated thresholds are set aside, so `threshold` alone decides.
+Per-label calibrated thresholds are set aside, so `threshold` alone decides:
+for global_pointer a probability (the score a span must reach), for crener a
+margin (docs/thresholds.md).
 Choose a default on devA of every corpus, report it on devB: the way the
 default threshold of `configs/global_pointer.cfg` was chosen (README.md,
 "Four corpora at the full budget": the default threshold).

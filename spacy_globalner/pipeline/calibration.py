@@ -1,14 +1,17 @@
 """Per-label thresholds chosen on dev data: the sweep behind `spacy globalner calibrate`.
 
 A component with a threshold keeps every cell (global_pointer) or closing vote
-(crener) above it. Calibration decodes the dev set once at a low floor, marks
-each candidate span that is a gold span, and, per label, sorts the candidates
-by score: keeping the top k gives k predictions with cumsum(hits)[k] true
-positives, so precision, recall and F at every threshold that changes the
-output come from one cumulative sum, with no decoding per threshold. The
-thresholds of all labels are chosen together for the best micro F (the
-component's spans F), or each for a target precision.
+(crener) whose score, the probability users read in attrs["scores"], reaches
+it; the thresholds written are such probabilities. Calibration decodes the
+dev set once at a low floor, marks each candidate span that is a gold span,
+and, per label, sorts the candidates by score: keeping the top k gives k
+predictions with cumsum(hits)[k] true positives, so precision, recall and F
+at every threshold that changes the output come from one cumulative sum,
+with no decoding per threshold. The thresholds of all labels are chosen
+together for the best micro F (the component's spans F), or each for a
+target precision.
 """
+import math
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
@@ -19,9 +22,14 @@ from spacy.training import Example
 from ..decoding import SpanArrays
 from .gold import reference_spans
 
-# How far below the lowest current threshold (in logits) the sweep looks:
-# sigmoid(-8) = 0.0003, far below any useful operating point.
+# How far below the lowest current threshold, in logits, the sweep looks:
+# from 0.3775 (the logit -0.5) down to sigmoid(-8.5) = 0.0002, far below any
+# useful operating point.
 SWEEP_RANGE = 8.0
+# The cfg is saved as JSON, which keeps 10 decimals: a threshold is chosen
+# on that grid, so that the value loaded (within an ulp of it: ujson's parser
+# does not always round to nearest) keeps and drops the same scores.
+DECIMALS = 10
 # Dinkelbach's iteration for the micro F converges in a few rounds.
 MAX_ROUNDS = 50
 
@@ -29,7 +37,7 @@ MAX_ROUNDS = 50
 class LabelCalibration(NamedTuple):
     """The sweep's choice for one label, with the dev P/R/F it expects there.
 
-    threshold (Optional[float]): The chosen logit, or None: keep the fallback
+    threshold (Optional[float]): The chosen probability, or None: keep the fallback
         (no gold span of the label in dev, no candidate hits it, or the target
         precision is out of reach).
     """
@@ -55,7 +63,7 @@ def sweep_threshold(
     scores (numpy.ndarray): Float (n,) sigmoid scores of the candidate spans.
     hits (numpy.ndarray): Bool (n,): the candidate is a gold span.
     n_gold (int): Gold spans of the label (found by a candidate or not).
-    floor_score (float): The score every candidate exceeds (the decoding floor).
+    floor_score (float): The score every candidate reaches (the decoding floor).
     target_precision (Optional[float]): Keep precision at least this, with
         the highest recall.
     false_cost (Optional[float]): Maximise 2 * true positives - false_cost *
@@ -86,22 +94,36 @@ def sweep_threshold(
         goal = numpy.where(cuts, f, -1.0)
     best = int(numpy.argmax(goal))  # the first maximum: the highest such cut
     if false_cost is not None and target_precision is None and goal[best] < 0:
-        if scores[0] >= 1.0:
+        cut = storable_cut(1.0, float(scores[0]))
+        if cut <= scores[0]:
             return None
-        return numpy.asarray([0.5 * (scores[0] + 1.0), 0.0, 0.0, 0.0, 0.0, 0.0])
+        return numpy.asarray([cut, 0.0, 0.0, 0.0, 0.0, 0.0])
     if goal[best] < 0:
         return None
     below = scores[best + 1] if best + 1 < scores.shape[0] else floor_score
-    cut = 0.5 * (scores[best] + below)
+    cut = storable_cut(float(scores[best]), float(below))
     return numpy.asarray([cut, precision[best], recall[best], f[best], true_positives[best], kept[best]])
 
 
-def score_to_logit(score: float) -> float:
-    """The logit whose sigmoid is `score` (the decoders score with sigmoid),
-    rounded to 6 decimals: the cfg is saved as JSON, which keeps about 10
-    significant digits, so the value used before saving and the one loaded
-    differ in the last bits only."""
-    return round(float(numpy.log(score) - numpy.log1p(-score)), 6)
+def storable_cut(high: float, low: float) -> float:
+    """A threshold that keeps a score of `high` and drops one of `low` (< high),
+    with at most DECIMALS decimals: the midpoint where that grid allows, else
+    the grid point just at or below `high` (which keeps `low` too only when
+    the two are closer than the grid's step).
+    """
+    cut = round(0.5 * (high + low), DECIMALS)
+    if low < cut <= high:
+        return cut
+    cut = round(math.floor(high * 10**DECIMALS) / 10**DECIMALS, DECIMALS)
+    return cut if cut <= high else round(cut - 10**-DECIMALS, DECIMALS)
+
+
+def floor_below(thresholds: numpy.ndarray) -> float:
+    """The probability SWEEP_RANGE logits below the lowest of `thresholds`
+    (probabilities), where calibration decodes its candidates."""
+    lowest = float(numpy.clip(thresholds.min(), 1e-12, 1.0 - 1e-12))
+    logit = math.log(lowest) - math.log1p(-lowest) - SWEEP_RANGE
+    return 0.5 * (1.0 + math.tanh(0.5 * logit))
 
 
 def calibrate_thresholds(
@@ -123,7 +145,7 @@ def calibrate_thresholds(
     candidates (Sequence[SpanArrays]): Each example's spans decoded at `floor`.
     labels (Sequence[str]): The component's labels (label_ids index them).
     spans_key (str): Where the gold spans are (doc.spans[key], else doc.ents).
-    floor (float): The logit the candidates were decoded at.
+    floor (float): The score (probability) the candidates were decoded at.
     target_precision (Optional[float]): See `sweep_threshold`.
     RETURNS (List[LabelCalibration]): One per label, in label order.
     """
@@ -140,7 +162,7 @@ def calibrate_thresholds(
     scores = numpy.concatenate(all_scores or [numpy.zeros((0,), "float32")])
     hits = numpy.concatenate(all_hits or [numpy.zeros((0,), bool)])
     label_ids = numpy.concatenate(all_labels or [numpy.zeros((0,), "int64")])
-    floor_score = float(0.5 * (1.0 + numpy.tanh(0.5 * floor)))
+    floor_score = float(floor)
     per_label = [(scores[label_ids == i], hits[label_ids == i], int(n_gold[i])) for i in range(n_labels)]
 
     def sweep(false_cost: Optional[float]) -> List[Optional[numpy.ndarray]]:
@@ -167,7 +189,7 @@ def calibrate_thresholds(
             results.append(LabelCalibration(label, arrays[2], None, 0.0, 0.0, 0.0))
         else:
             cut, precision, recall, f = choice[:4].tolist()
-            results.append(LabelCalibration(label, arrays[2], score_to_logit(cut), precision, recall, f))
+            results.append(LabelCalibration(label, arrays[2], cut, precision, recall, f))
     return results
 
 
@@ -265,7 +287,7 @@ def calibrate_component(
 
     before = annotate_and_score()
     current = pipe.label_thresholds()
-    floor = float(current.min()) - SWEEP_RANGE
+    floor = floor_below(current)
     floors = numpy.full_like(current, floor)
     candidates = [
         found

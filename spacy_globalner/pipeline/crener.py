@@ -111,7 +111,9 @@ class CRENER(SpanPipe):
     and decode the entities from the cells above threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a margin over the
-    threshold class), positive_weight (weight in the loss of a cell carrying a
+    threshold class, for the link and the closing votes alike; a span's score
+    is sigmoid(its closing vote), so it keeps spans scored above
+    sigmoid(threshold)), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
     grid window) and set_ents.
     """
@@ -183,18 +185,33 @@ class CRENER(SpanPipe):
     def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
         return self._decode_at(docs, scores, self.label_thresholds())
 
+    def label_thresholds(self) -> numpy.ndarray:
+        """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
+        each label's spans must reach: its threshold from `spacy globalner
+        calibrate` (cfg["thresholds"]), or sigmoid(threshold) for the others.
+        """
+        super().label_thresholds()  # checks cfg["thresholds"]
+        calibrated = self.cfg.get("thresholds") or {}
+        fallback = 0.5 * (1.0 + numpy.tanh(0.5 * self.cfg["threshold"]))
+        thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
+        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
+            raise ValueError(Errors.E051.format(name=self.name, value=calibrated))
+        return thresholds
+
     def _decode_at(self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        # Calibrated thresholds apply to the labelled closing votes; the
-        # unlabelled neighbour links keep `threshold`.
+        # Per-label thresholds (probabilities) apply to the labelled closing
+        # votes, as margins; the unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
+        with numpy.errstate(divide="ignore"):
+            margins = numpy.log(thresholds) - numpy.log1p(-thresholds)
         return decode_grid_windows(
             [to_numpy(grid) for grid in grids],
             windows,
             len(docs),
             len(self.labels),
             self.cfg["threshold"],
-            label_thresholds=thresholds,
+            label_thresholds=margins,
         )
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:

@@ -12,7 +12,7 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats3d
 
 from ..decoding import SpanArrays
-from ..decoding.global_pointer import band_cell_coordinates, decode_band_scores
+from ..decoding.global_pointer import band_cell_coordinates, decode_band
 from ..errors import Errors, Warnings
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
@@ -40,11 +40,17 @@ maxout_pieces = 3
 subword_features = true
 """
 DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_MODEL)["model"]
-# The logit a span must exceed: -0.5 (probability 0.38), not 0.0, because the
-# head under-calls. Chosen on the first half of the GENIA, GermEval 2014, WNUT-17
-# and Resume dev splits (configs/global_pointer.cfg, 3 seeds; README.md, "Four
-# corpora at the full budget": the default threshold).
-DEFAULT_THRESHOLD = -0.5
+# The score (a probability, as spancat's) a span must reach: 0.3775, the
+# logit -0.5, not 0.5, because the head under-calls. Chosen on the first half
+# of the GENIA, GermEval 2014, WNUT-17 and Resume dev splits
+# (configs/global_pointer.cfg, 3 seeds; README.md, "Four corpora at the full
+# budget": the default threshold). docs/thresholds.md: how to tune it.
+DEFAULT_THRESHOLD = 0.3775
+# The most spans one doc may yield (docs/thresholds.md, "max_candidates"):
+# a model trained on GENIA predicts about one span per 5 tokens, so a doc of
+# 100,000 tokens stays below it, while an untrained model on a long doc,
+# which scores most cells above the threshold, is cut off at a few MB of spans.
+DEFAULT_MAX_CANDIDATES = 20000
 
 
 @Language.factory(
@@ -54,6 +60,7 @@ DEFAULT_THRESHOLD = -0.5
         "model": DEFAULT_GLOBAL_POINTER_MODEL_CONFIG,
         "spans_key": "sc",
         "threshold": DEFAULT_THRESHOLD,
+        "max_candidates": DEFAULT_MAX_CANDIDATES,
         "max_span_width": None,
         "prior_offset": True,
         "set_ents": True,
@@ -82,9 +89,11 @@ def make_global_pointer(
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
     head_lr_scale: float = 1.0,
+    max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
 ) -> "GlobalPointer":
     """Create a GlobalPointer recogniser: every span up to `max_span_width` tokens
-    whose logit for a label exceeds `threshold` is an entity of that label.
+    whose score (a probability) for a label is at least `threshold` is an
+    entity of that label, at most `max_candidates` per doc.
     """
     return GlobalPointer(
         nlp.vocab,
@@ -92,6 +101,7 @@ def make_global_pointer(
         name,
         spans_key=spans_key,
         threshold=threshold,
+        max_candidates=max_candidates,
         max_span_width=max_span_width,
         prior_offset=prior_offset,
         set_ents=set_ents,
@@ -102,12 +112,15 @@ def make_global_pointer(
 
 
 class GlobalPointer(SpanPipe):
-    """Score s(i, j, label) for every span and keep the cells above threshold.
+    """Score s(i, j, label) for every span and keep the cells whose score,
+    sigmoid(s), reaches the threshold.
 
-    Settings in self.cfg: labels, spans_key, threshold (a logit), max_span_width
-    (set from the training data when None) and set_ents; learned: thresholds
-    (label -> logit, from `spacy globalner calibrate`; `threshold` is the
-    fallback for labels without one).
+    Settings in self.cfg: labels, spans_key, threshold (a probability, as
+    spancat's), max_candidates (the most spans one doc may yield, the
+    highest-scoring kept; 0 or None: no bound), max_span_width (set from the
+    training data when None) and set_ents; learned: thresholds (label ->
+    probability, from `spacy globalner calibrate`; `threshold` is the fallback
+    for labels without one).
     """
 
     inferred_cfg_keys = ("max_span_width",)
@@ -122,6 +135,7 @@ class GlobalPointer(SpanPipe):
         *,
         spans_key: str = "sc",
         threshold: float = DEFAULT_THRESHOLD,
+        max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
         max_span_width: Optional[int] = None,
         prior_offset: bool = True,
         set_ents: bool = True,
@@ -129,7 +143,10 @@ class GlobalPointer(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
-        check_number(threshold, "threshold", name, error=Errors.E009)
+        check_number(threshold, "threshold", name, least=0.0, error=Errors.E050)
+        if not threshold <= 1.0:
+            raise ValueError(Errors.E050.format(name=name, value=threshold))
+        check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         _check_width(max_span_width, name)
         check_bool(set_ents, "set_ents", name)
         check_bool(prior_offset, "prior_offset", name)
@@ -142,6 +159,7 @@ class GlobalPointer(SpanPipe):
             ents_filter=ents_filter,
             scorer=scorer,
             threshold=float(threshold),
+            max_candidates=max_candidates,
             max_span_width=max_span_width,
             head_lr_scale=head_lr_scale,
             prior_offset=prior_offset,
@@ -205,9 +223,33 @@ class GlobalPointer(SpanPipe):
     def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
         return self._decode_at(docs, scores, self.label_thresholds())
 
+    def label_thresholds(self) -> numpy.ndarray:
+        """Float64 (n_labels,): the score each label's spans must reach, a
+        probability: its calibrated threshold from cfg["thresholds"], or
+        `threshold`.
+        """
+        fallback = self.cfg["threshold"]
+        if not 0.0 <= fallback <= 1.0:  # set in Python after creation
+            raise ValueError(Errors.E050.format(name=self.name, value=fallback))
+        thresholds = super().label_thresholds()
+        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
+            raise ValueError(Errors.E051.format(name=self.name, value=self.cfg.get("thresholds")))
+        return thresholds
+
     def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
-        return decode_band_scores(self.model.ops.to_numpy(scores), lengths, thresholds)
+        cap = self.cfg.get("max_candidates") or None
+        found, n_found = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
+        if cap is not None and n_found.max(initial=0) > cap:
+            capped = numpy.flatnonzero(n_found > cap)
+            first = int(numpy.argmax(n_found))
+            more = f" ({len(capped)} docs of this batch were cut)" if len(capped) > 1 else ""
+            warnings.warn(
+                Warnings.W050.format(
+                    name=self.name, kept=cap, count=int(n_found[first]), length=lengths[first], more=more
+                )
+            )
+        return found
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """The multi-label cross-entropy over each (doc, label), in fp32.

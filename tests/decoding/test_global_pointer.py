@@ -1,9 +1,13 @@
 import numpy
 import pytest
 
-from spacy_globalner.decoding.global_pointer import decode_band_scores
+from spacy_globalner.decoding.global_pointer import decode_band, decode_band_scores
 
 LOW = numpy.finfo("float32").min
+
+
+def sigmoid(logits):
+    return (0.5 * (1.0 + numpy.tanh(0.5 * numpy.asarray(logits, dtype="float64")))).astype("float32")
 
 
 def band(n_tokens, width, n_labels, cells):
@@ -32,8 +36,27 @@ def test_same_span_two_labels_and_threshold():
     scores = band(3, 2, 2, {(1, 1, 0): 0.3, (1, 1, 1): 0.7})
     (found,) = decode_band_scores(scores, [3])
     assert as_tuples(found) == [(1, 3, 0), (1, 3, 1)]
-    (found,) = decode_band_scores(scores, [3], threshold=0.5)
+    # the threshold is a probability: sigmoid(0.5) = 0.62 lies between the two scores
+    (found,) = decode_band_scores(scores, [3], threshold=0.6225)
     assert as_tuples(found) == [(1, 3, 1)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_span_is_kept_where_the_score_users_read_reaches_the_threshold(dtype):
+    """As spancat: score >= threshold, on the float32 score in attrs["scores"],
+    for thresholds at a score, just above and below it, 0 and 1."""
+    logits = numpy.asarray([-30.0, -2.0, -0.5, 0.0, 0.5, 3.0, 16.0, 17.0, 30.0], dtype=dtype)
+    scores = logits.reshape(-1, 1, 1)
+    read = sigmoid(logits.astype("float64"))
+    cuts = [0.0, 1.0, 0.5, float(numpy.nextafter(numpy.float32(1.0), 0))] + [float(v) for v in read]
+    cuts += [float(numpy.nextafter(v, 0)) for v in read] + [float(numpy.nextafter(v, 1)) for v in read]
+    for threshold in cuts:
+        (found,) = decode_band_scores(scores, [len(logits)], threshold)
+        assert found.starts.tolist() == numpy.flatnonzero(read >= threshold).tolist(), threshold
+        assert found.scores.tolist() == read[read >= threshold].tolist()
+    assert len(decode_band_scores(scores, [len(logits)], 0.0)[0]) == len(logits)
+    (found,) = decode_band_scores(scores, [len(logits)], 1.0)
+    assert found.starts.tolist() == numpy.flatnonzero(read == 1.0).tolist() and len(found) >= 1
 
 
 def test_cells_past_the_doc_end_and_band_edge_are_never_spans():
@@ -54,14 +77,14 @@ def test_empty_docs_and_empty_batches():
     assert [len(x) for x in decode_band_scores(numpy.zeros((0, 0, 2), "float32"), [0, 0])] == [0, 0]
 
 
-def test_masked_cells_are_ignored_even_with_a_very_low_threshold():
+def test_masked_cells_are_ignored_even_with_threshold_0():
     scores = band(2, 2, 1, {(1, 1, 0): LOW})
-    (found,) = decode_band_scores(scores, [2], threshold=-10.0)
-    assert (1, 3, 0) not in as_tuples(found)
+    (found,) = decode_band_scores(scores, [2], threshold=0.0)
+    assert as_tuples(found) == [(0, 1, 0), (0, 2, 0), (1, 2, 0)]
 
 
 @pytest.mark.parametrize("layout", ["rows, widths, labels", "rows, labels, widths"])
-@pytest.mark.parametrize("thresholds", [[-0.5, 0.0, 0.8], [0.3, 0.3, 0.3], 0.1])
+@pytest.mark.parametrize("thresholds", [[0.38, 0.5, 0.69], [0.57, 0.57, 0.57], 0.52])
 def test_decode_matches_a_cell_by_cell_reading_of_random_bands(layout, thresholds):
     """In C order, and in the scorer's own memory layout (labels before widths)."""
     rng = numpy.random.default_rng(0)
@@ -80,7 +103,24 @@ def test_decode_matches_a_cell_by_cell_reading_of_random_bands(layout, threshold
             for start in range(length)
             for w in range(width)
             for label in range(n_labels)
-            if start + w < length and scores[row + start, w, label] > thresholds[label]
+            if start + w < length and sigmoid(scores[row + start, w, label]) >= thresholds[label]
         ]
         assert as_tuples(spans) == expected
         row += length
+
+
+def test_max_candidates_keeps_the_highest_scores_of_each_doc_in_order():
+    rng = numpy.random.default_rng(0)
+    lengths = [6, 1, 5]
+    scores = rng.normal(size=(sum(lengths), 3, 2)).astype("float32")
+    full, counts = decode_band(scores, lengths, 0.3)
+    capped, capped_counts = decode_band(scores, lengths, 0.3, max_candidates=4)
+    assert capped_counts.tolist() == counts.tolist() == [len(spans) for spans in full]
+    assert counts[0] > 4 and counts[1] <= 4 and counts[2] > 4
+    for whole, cut in zip(full, capped):
+        assert len(cut) == min(len(whole), 4)
+        best = numpy.sort(whole.scores)[::-1][: len(cut)]
+        assert sorted(cut.scores.tolist(), reverse=True) == best.tolist()
+        kept = set(as_tuples(cut))
+        assert [t for t in as_tuples(whole) if t in kept] == as_tuples(cut)  # (start, end) order kept
+    assert [len(x) for x in decode_band_scores(scores, lengths, 0.3, max_candidates=None)] == counts.tolist()

@@ -3,11 +3,12 @@ the decoders and components take."""
 import numpy
 import pytest
 import spacy
+import srsly
 
 from spacy_globalner.decoding.crener.decode import decode_grid
 from spacy_globalner.decoding.crener.tags import n_grid_tags
 from spacy_globalner.decoding.global_pointer import decode_band_scores
-from spacy_globalner.pipeline.calibration import score_to_logit, sweep_threshold
+from spacy_globalner.pipeline.calibration import storable_cut, sweep_threshold
 
 
 def brute_force_best_f(scores, hits, n_gold):
@@ -51,19 +52,35 @@ def test_sweep_with_target_precision_keeps_it_with_the_most_recall():
     assert sweep_threshold(scores, ~hits & False, 5, 0.0, target_precision=0.5) is None
 
 
-def test_cut_between_two_scores_keeps_exactly_the_higher_logits():
+def test_cut_between_two_scores_keeps_exactly_the_higher_ones_after_saving():
+    """The threshold is a probability the decoder takes as it is, and what
+    the cfg's JSON (10 decimals) gives back still lies between the scores."""
     logits = numpy.asarray([2.5, -1.25, -1.2499, 0.0], dtype="float32")
     scores = (0.5 * (1.0 + numpy.tanh(0.5 * logits.astype("float64")))).astype("float32")
     hits = numpy.asarray([True, False, True, True])
     cut, _, _, f = sweep_threshold(scores, hits, 3, floor_score=0.0)[:4]
-    threshold = score_to_logit(cut)
-    assert f == 1.0 and list(logits > threshold) == [True, False, True, True]
+    assert f == 1.0
+    for threshold in (float(cut), srsly.json_loads(srsly.json_dumps({"t": float(cut)}))["t"]):
+        (found,) = decode_band_scores(logits.reshape(4, 1, 1), [4], threshold)
+        assert found.starts.tolist() == [0, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "high, low", [(0.9, 0.1), (0.37754067, 0.37754064), (1e-7, 9.9e-8), (1e-12, 0.0), (1.0, 0.99999994)]
+)
+def test_storable_cut_lies_between_the_scores_after_saving(high, low):
+    cut = storable_cut(high, low)
+    loaded = srsly.json_loads(srsly.json_dumps({"t": cut}))["t"]  # ujson: 10 decimals, not always the nearest
+    for value in (cut, loaded):
+        assert value <= high
+        if high - low > 1e-10:
+            assert low < value
 
 
 def test_band_decoder_takes_a_threshold_per_label():
     rng = numpy.random.default_rng(0)
     scores = rng.normal(size=(7, 3, 2)).astype("float32")
-    thresholds = numpy.asarray([0.5, -0.5])
+    thresholds = numpy.asarray([0.62, 0.38])
     both = decode_band_scores(scores, [4, 3], thresholds)
     for label_id, threshold in enumerate(thresholds):
         alone = decode_band_scores(scores, [4, 3], float(threshold))
@@ -98,12 +115,34 @@ def test_bad_thresholds_in_cfg_raise_a_catalogue_error(value):
 
 def test_labels_without_a_calibrated_threshold_use_the_fallback():
     nlp = spacy.blank("en")
-    pipe = nlp.add_pipe("global_pointer", config={"threshold": -0.25})
+    pipe = nlp.add_pipe("global_pointer", config={"threshold": 0.25})
     for label in ("DNA", "RNA"):
         pipe.add_label(label)
-    assert pipe.label_thresholds().tolist() == [-0.25, -0.25]
-    pipe.cfg["thresholds"] = {"RNA": 1.5}
-    assert pipe.label_thresholds().tolist() == [-0.25, 1.5]
+    assert pipe.label_thresholds().tolist() == [0.25, 0.25]
+    pipe.cfg["thresholds"] = {"RNA": 0.8}
+    assert pipe.label_thresholds().tolist() == [0.25, 0.8]
+
+
+def test_crener_thresholds_are_probabilities_with_its_margin_as_fallback():
+    """crener's `threshold` is a margin; the calibrated thresholds, like the
+    scores users read, are probabilities: the fallback is sigmoid(margin)."""
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("crener", config={"threshold": 1.5})
+    for label in ("DNA", "RNA"):
+        pipe.add_label(label)
+    pipe.cfg["thresholds"] = {"RNA": 0.9}
+    assert pipe.label_thresholds() == pytest.approx([1.0 / (1.0 + numpy.exp(-1.5)), 0.9])
+
+
+@pytest.mark.parametrize("factory", ["global_pointer", "crener"])
+def test_logit_thresholds_in_cfg_raise_a_catalogue_error(factory):
+    """Written by calibrate before thresholds were probabilities."""
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe(factory)
+    pipe.add_label("DNA")
+    pipe.cfg["thresholds"] = {"DNA": -1.25}
+    with pytest.raises(ValueError, match=r"E051.*-1\.25"):
+        pipe.label_thresholds()
 
 
 def micro_f(cuts, per_label, n_gold_total):
@@ -138,14 +177,14 @@ def test_thresholds_of_all_labels_together_reach_the_best_micro_f(seed):
             starts.append(s), ends.append(e), label_ids.append(label_id), scores.append(score)
     found = SpanArrays(numpy.asarray(starts), numpy.asarray(ends), numpy.asarray(label_ids),
                        numpy.asarray(scores, dtype="float32"))
-    results = calibrate_thresholds([example], [found], labels, "sc", floor=-20.0)
+    results = calibrate_thresholds([example], [found], labels, "sc", floor=0.0)
     per_label = []
     for label_id, label in enumerate(labels):
         mine = found.label_ids == label_id
         keys = list(zip(found.starts[mine].tolist(), found.ends[mine].tolist()))
         hits = numpy.asarray([(s, e, label) in gold for s, e in keys])
         per_label.append((found.scores[mine].astype("float64"), hits))
-    chosen = [1.0 / (1.0 + numpy.exp(-r.threshold)) if r.threshold is not None else 0.5 for r in results]
+    chosen = [r.threshold if r.threshold is not None else 0.5 for r in results]
     best = max(
         micro_f((a, b), per_label, len(gold))
         for a in [0.0, *per_label[0][0], 1.0] for b in [0.0, *per_label[1][0], 1.0]

@@ -31,8 +31,8 @@ def test_add_pipe_with_defaults():
     pipe = nlp.add_pipe("global_pointer")
     assert isinstance(pipe, GlobalPointer)
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
-                        "threshold": -0.5, "max_span_width": None, "head_lr_scale": 1.0,
-                        "prior_offset": True}
+                        "threshold": 0.3775, "max_candidates": 20000, "max_span_width": None,
+                        "head_lr_scale": 1.0, "prior_offset": True}
     assert not pipe.is_initialized
 
 
@@ -81,8 +81,14 @@ def test_add_label_after_initialize_raises_and_bad_settings_are_caught():
     for bad in (0, -3):  # non-integers are caught by the config schema
         with pytest.raises(ValueError, match="E006"):
             spacy.blank("en").add_pipe("global_pointer", config={"max_span_width": bad})
-    with pytest.raises(ValueError, match="E009"):
-        GlobalPointer(nlp.vocab, pipe.model, threshold=float("nan"), ents_filter=pipe.ents_filter)
+    # threshold: a probability, as spancat's; a logit from an older config names its probability
+    for bad in (float("nan"), -0.5, 1.5, float("inf")):
+        with pytest.raises(ValueError, match=r"E050.*probability from 0 to 1, got " + str(bad)):
+            GlobalPointer(nlp.vocab, pipe.model, threshold=bad, ents_filter=pipe.ents_filter)
+    for good in (0, 0.0, 1.0, numpy.float64(0.3)):  # spacy find-threshold sets numpy floats, 0 and 1 too
+        GlobalPointer(nlp.vocab, pipe.model, threshold=good, ents_filter=pipe.ents_filter)
+    with pytest.raises(ValueError, match=r"E052.*got -1"):
+        spacy.blank("en").add_pipe("global_pointer", config={"max_candidates": -1})
 
 
 def test_too_narrow_max_span_width_warns_with_counts():
@@ -162,8 +168,10 @@ def test_bad_and_unusual_docs():
 def test_long_document_predicts_with_band_limited_memory():
     nlp, pipe, _ = overfit(n_iter=2)
     words = ("Human T cells express CD28 receptor . " * 3000).split()[:20_000]
-    doc = nlp(spacy.tokens.Doc(nlp.vocab, words=words))
-    assert len(doc) == 20_000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W050: a model of 2 updates may reach max_candidates
+        doc = nlp(spacy.tokens.Doc(nlp.vocab, words=words))
+    assert len(doc) == 20_000 and len(doc.spans["sc"]) <= pipe.cfg["max_candidates"]
     scores = pipe.predict([doc])
     assert scores.shape == (20_000, pipe.max_span_width, len(pipe.labels))
 
@@ -259,3 +267,32 @@ def test_cells_that_cross_a_doc_end_take_no_part_in_loss_or_spans():
     for with_crossing, plain in zip(pipe._decode(docs, crossing), pipe._decode(docs, scores)):
         for field, expected in zip(with_crossing, plain):
             numpy.testing.assert_array_equal(field, expected)
+
+
+def test_max_candidates_keeps_the_best_spans_of_an_untrained_model_and_warns():
+    """An untrained model at threshold 0 makes every cell a span: the cap keeps
+    the highest-scoring ones, in the order the uncapped spans have, and says so."""
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("global_pointer", config={"threshold": 0.0, "max_candidates": 0})
+    nlp.initialize(lambda: make_examples(nlp))
+    text = TRAIN_DATA[1][0]  # 7 tokens, widths up to 3, 3 labels: 54 cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no bound, no warning
+        first = nlp(text)
+    everything = first.spans["sc"]
+    assert len(everything) == 54
+    pipe.cfg["max_candidates"] = 5
+    with pytest.warns(UserWarning, match=r"W050.*kept the 5 highest-scoring of 54 .* doc of 7 tokens"):
+        second = nlp(text)
+    capped = second.spans["sc"]
+    expected = sorted(zip(everything.attrs["scores"].tolist(), range(54)), key=lambda pair: -pair[0])[:5]
+    assert [(span.start, span.end, span.label_) for span in capped] == [
+        (everything[i].start, everything[i].end, everything[i].label_) for i in sorted(i for _, i in expected)
+    ]
+    assert sorted(capped.attrs["scores"].tolist()) == sorted(score for score, _ in expected)
+    pipe.cfg["max_candidates"] = 54  # exactly reached: not cut
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(nlp(text).spans["sc"]) == 54
+    pipe.cfg["max_candidates"] = 20000

@@ -57,7 +57,7 @@ def spans_only_under(key: str) -> Callable:
 # the saved setting's do not: a check, "differs" (other spans or scores), or None
 # where the setting acts only in training or does not show on this small model)
 OVERRIDES = [
-    ("global_pointer", "threshold", 1e4, no_spans),
+    ("global_pointer", "threshold", 1.0, no_spans),  # a probability: no span scores 1.0
     ("global_pointer", "set_ents", False, spans_but_no_ents),
     ("global_pointer", "max_span_width", 1, spans_at_most(1)),
     ("global_pointer", "spans_key", "genia", spans_only_under("genia")),
@@ -110,9 +110,9 @@ def test_settings_of_the_created_pipe_win_in_from_bytes():
     config = dict(source.config["components"]["global_pointer"])
     del config["factory"]
     nlp = spacy.blank("en")
-    pipe = nlp.add_pipe("global_pointer", config={**config, "threshold": 1e4})
+    pipe = nlp.add_pipe("global_pointer", config={**config, "threshold": 1.0})
     pipe.from_bytes(source.get_pipe("global_pointer").to_bytes())
-    assert pipe.cfg["threshold"] == 1e4
+    assert pipe.cfg["threshold"] == 1.0
     assert pipe.labels == source.get_pipe("global_pointer").labels
     assert no_spans(list(nlp.pipe(TEXTS))) and not no_spans(list(source.pipe(TEXTS)))
 
@@ -121,12 +121,12 @@ def test_cfg_edited_before_saving_warns_and_the_config_wins(tmp_path):
     nlp = load("global_pointer")
     pipe = nlp.get_pipe("global_pointer")
     configured = nlp.config["components"]["global_pointer"]["threshold"]
-    pipe.cfg["threshold"] = 3.0
-    with pytest.warns(UserWarning, match=r"W005.*'threshold'.*3\.0"):
+    pipe.cfg["threshold"] = 0.9
+    with pytest.warns(UserWarning, match=r"W005.*'threshold'.*0\.9"):
         nlp.to_disk(tmp_path / "edited")
     assert load("global_pointer", tmp_path / "edited").get_pipe("global_pointer").cfg["threshold"] == configured
-    kept = load("global_pointer", tmp_path / "edited", threshold=3.0)
-    assert kept.get_pipe("global_pointer").cfg["threshold"] == 3.0
+    kept = load("global_pointer", tmp_path / "edited", threshold=0.9)
+    assert kept.get_pipe("global_pointer").cfg["threshold"] == 0.9
     # An inferred width is learned state: an edit of it is saved, with no warning.
     pipe.cfg["threshold"] = configured
     pipe.cfg["max_span_width"] = 2

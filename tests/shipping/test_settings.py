@@ -25,6 +25,9 @@ BAD_SETTINGS = [
     (GP, "spans_key", " sc", "E012"),
     (GP, "threshold", float("nan"), "E961"),
     (GP, "threshold", float("inf"), "E961"),
+    (GP, "threshold", -0.5, "E050"),  # a logit: thresholds are probabilities
+    (GP, "threshold", 1.5, "E050"),
+    (GP, "max_candidates", -1, "E052"),
     (GP, "max_span_width", 0, "E006"),
     (GP, "max_span_width", -2, "E006"),
     (GP, "set_ents", "yes", "config"),
