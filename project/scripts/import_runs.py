@@ -33,6 +33,7 @@ class Imported(NamedTuple):
     recorded_in: str  # the commit that added the key
     steps: int
     trained_with: str
+    summary: str  # what the README's footnote says of it
 
 
 OLD_GP = ("configs/global_pointer.cfg as of a70c12e: spaCy's TorchBiLSTMEncoder (the old encoder), its "
@@ -41,32 +42,38 @@ SPACY_EFFICIENCY = ("`spacy init config -p {head} -o efficiency`: spaCy's defaul
                     "constant learning rate, not global_pointer's encoder{extra}")
 CRENER = "configs/crener.cfg as shipped since 07fab07 (peak rate 0.003), scored at its margin 1.5"
 CRENER_ZH = "configs/crener_zh.cfg as shipped since 8faca2c, scored at its margin 1.0"
+SPACY_NER = SPACY_EFFICIENCY.format(head="ner", extra="")
+GP_SUMMARY = "the config of a70c12e, with the encoder it had then"
+SPACY_SUMMARY = "`spacy init config -o efficiency`: spaCy's own CPU tok2vec, not the heads' encoder"
+AS_SHIPPED = "the config as shipped now"
 MINILM = ("the offline all-MiniLM-L6-v2 encoder, batch_by_padded 2,000, warmup_linear to 5e-5 over 1,500 updates, "
           "shared by both runs; {what}")
 
 RUNS: List[Imported] = [
-    Imported("full_gpthr_genia", "genia", "global_pointer", "dev", "a70c12e", 4000, OLD_GP),
-    Imported("full_gpthr_ge", "germeval2014", "global_pointer", "dev", "a70c12e", 4000, OLD_GP),
-    Imported("full_gpthr_wn", "wnut17", "global_pointer", "dev", "a70c12e", 4000, OLD_GP),
+    Imported("full_gpthr_genia", "genia", "global_pointer", "dev", "a70c12e", 4000, OLD_GP, GP_SUMMARY),
+    Imported("full_gpthr_ge", "germeval2014", "global_pointer", "dev", "a70c12e", 4000, OLD_GP, GP_SUMMARY),
+    Imported("full_gpthr_wn", "wnut17", "global_pointer", "dev", "a70c12e", 4000, OLD_GP, GP_SUMMARY),
     Imported("full_gpthr_re", "resume", "global_pointer", "dev", "a70c12e", 4000,
-             OLD_GP + "; lang zh and the character tokenizer"),
+             OLD_GP + "; lang zh and the character tokenizer", GP_SUMMARY),
     Imported("full_spancat_genia", "genia", "spancat", "dev", "b3d49e3", 4000,
-             SPACY_EFFICIENCY.format(head="spancat", extra="; ngram sizes 1..10")),
+             SPACY_EFFICIENCY.format(head="spancat", extra="; ngram sizes 1..10"), SPACY_SUMMARY),
     Imported("full_spancat_ge", "germeval2014", "spancat", "dev", "3630f38", 4000,
-             SPACY_EFFICIENCY.format(head="spancat", extra="; ngram sizes 1..8")),
+             SPACY_EFFICIENCY.format(head="spancat", extra="; ngram sizes 1..8"), SPACY_SUMMARY),
     Imported("full_ner_ge", "germeval2014", "ner", "dev", "3630f38", 4000,
-             SPACY_EFFICIENCY.format(head="ner", extra="")),
-    Imported("full_ner_wn", "wnut17", "ner", "dev", "3630f38", 4000, SPACY_EFFICIENCY.format(head="ner", extra="")),
-    Imported("full_ner_re", "resume", "ner", "dev", "3630f38", 4000, SPACY_EFFICIENCY.format(head="ner", extra="")),
-    Imported("wb_ner", "weibo", "ner", "dev", "b3d49e3", 1500, SPACY_EFFICIENCY.format(head="ner", extra="")),
-    Imported("full_crenerlr3_genia", "genia", "crener", "dev_threshold1.5", "889fc19", 4000, CRENER),
-    Imported("full_crenerlr3_ge", "germeval2014", "crener", "dev_threshold1.5", "889fc19", 4000, CRENER),
-    Imported("re_crener1200_lr3e3_latest", "resume", "crener_zh", "dev_threshold1", "8faca2c", 1200, CRENER_ZH),
-    Imported("wb_crener1200_lr3e3_rerun", "weibo", "crener_zh", "dev_threshold1", "07fab07", 1200, CRENER_ZH),
+             SPACY_NER, SPACY_SUMMARY),
+    Imported("full_ner_wn", "wnut17", "ner", "dev", "3630f38", 4000, SPACY_NER, SPACY_SUMMARY),
+    Imported("full_ner_re", "resume", "ner", "dev", "3630f38", 4000, SPACY_NER, SPACY_SUMMARY),
+    Imported("wb_ner", "weibo", "ner", "dev", "b3d49e3", 1500, SPACY_NER, SPACY_SUMMARY),
+    Imported("full_crenerlr3_genia", "genia", "crener", "dev_threshold1.5", "889fc19", 4000, CRENER, AS_SHIPPED),
+    Imported("full_crenerlr3_ge", "germeval2014", "crener", "dev_threshold1.5", "889fc19", 4000, CRENER, AS_SHIPPED),
+    Imported("re_crener1200_lr3e3_latest", "resume", "crener_zh", "dev_threshold1", "8faca2c", 1200,
+             CRENER_ZH, AS_SHIPPED),
+    Imported("wb_crener1200_lr3e3_rerun", "weibo", "crener_zh", "dev_threshold1", "07fab07", 1200,
+             CRENER_ZH, AS_SHIPPED),
     Imported("wn_trf_gp", "wnut17", "global_pointer_trf", "dev", "b13f47a", 1500,
-             MINILM.format(what="configs/global_pointer_trf.cfg at threshold 0.0 (a logit)")),
+             MINILM.format(what="configs/global_pointer_trf.cfg at threshold 0.0 (a logit)"), "MiniLM, threshold 0.0"),
     Imported("wn_trf_ner", "wnut17", "ner@global_pointer_trf", "dev", "b13f47a", 1500,
-             MINILM.format(what="`spacy init config -p ner -G -o efficiency` with the MiniLM folder")),
+             MINILM.format(what="`spacy init config -p ner -G -o efficiency` with the MiniLM folder"), "MiniLM"),
 ]
 
 
@@ -85,6 +92,7 @@ def imported_run(spec: Imported, seed: int, scores: Dict, commit: str) -> Dict:
         "imported": {
             "from": f"{SOURCE_FILE} at {commit}, key {spec.key}, seed s{seed}, scores '{spec.dev}'",
             "recorded_in": spec.recorded_in,
+            "summary": spec.summary,
             "note": "gathered by hand before the compare workflow existed; no config or code hash, "
                     "no per-label scores, no timing",
         },

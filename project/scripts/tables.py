@@ -142,7 +142,11 @@ def compare_tables(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
 
 
 def glance_table(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
-    lines = ["| corpus | score | " + " | ".join(name for name, _, _ in GLANCE) + " |",
+    lines = ["Dev F in %, mean (min-max) over 3 seeds unless said, each config at its own budget on all of each",
+             "train split. All spans: every gold entity, nested ones too; `doc.ents`: the flat layer against the",
+             "outermost gold layer. Per config, P and R and the commands:",
+             "[project/BENCHMARKS.md](project/BENCHMARKS.md).", "",
+             "| corpus | score | " + " | ".join(name for name, _, _ in GLANCE) + " |",
              "|---|---|" + "---|" * len(GLANCE)]
     notes: Dict[str, Dict[str, List[str]]] = {}
     for corpus in corpus_order(groups):
@@ -159,7 +163,7 @@ def glance_table(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
                 seeds = "" if len(group.seeds) == 3 else f", {len(group.seeds)} seed{'s' * (len(group.seeds) > 1)}"
                 cells.append(f"{group.f(view)}{IMPORTED if group.imported else ''}{seeds}")
                 if group.imported:
-                    where = notes.setdefault(group.trained_with(), {}).setdefault(group.config, [])
+                    where = notes.setdefault(group.runs[0]["imported"]["summary"], {}).setdefault(group.config, [])
                     if NAMES.get(corpus, corpus) not in where:
                         where.append(NAMES.get(corpus, corpus))
             if any(cell != "-" for cell in cells):
@@ -169,7 +173,8 @@ def glance_table(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
         lines += ["", f"{IMPORTED} Imported from the hand-gathered results that preceded the `compare` workflow, "
                   "not re-run by it:"]
         for what, where in notes.items():
-            runs = "; ".join(f"`{config}` ({', '.join(corpora)})" for config, corpora in where.items())
+            runs = ", ".join(f"`{config}`" + (f" ({', '.join(corpora)})" if len(notes) > 1 else "")
+                             for config, corpora in where.items())
             lines.append(f"- {runs}: {what}.")
     return lines
 
@@ -197,7 +202,7 @@ def main(
     groups = read_runs(runs_dir)
     glance = glance_table(groups)
     command = ("Regenerate: `spacy project run tables project/`; rerun a row: `spacy project run compare project/ "
-               "--vars.corpus CORPUS --vars.config CONFIG --vars.seeds 0,1,2` (project/BENCHMARKS.md).")
+               "--vars.corpus CORPUS --vars.config CONFIG --vars.seeds 0,1,2`.")
     readme_table.write_text("\n".join(glance + ["", command]) + "\n", encoding="utf8")
     text = benchmarks_md.read_text(encoding="utf8")
     blocks = {"compare": compare_tables(groups)}
