@@ -109,3 +109,17 @@ def test_resume_checks_its_input(nlp, tmp_path):
         annotate_file(nlp, corpus, out, resume=True)
     with pytest.raises(ValueError, match=r"\[E505\]"):
         annotate_file(nlp, corpus, out, errors_path=out)
+
+
+@pytest.mark.parametrize("option", [["--resume"], ["--errors", "bad.jsonl"]])
+def test_ray_rejects_resume_and_errors(tmp_path, option):
+    from typer.testing import CliRunner
+
+    from spacy_globalner.cli import globalner_cli
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "IL-2"}\n', encoding="utf8")
+    args = ["annotate", "model", str(corpus), str(tmp_path / "out.jsonl"), "--ray", *option]
+    result = CliRunner().invoke(globalner_cli, args)
+    assert result.exit_code == 1
+    assert "E507" in result.output and option[0] in result.output
