@@ -195,9 +195,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "baseline, \"crf\": a plain CRF, \"penalised\": learned penalties "
             "on forbidden transitions), got {value!r}.")
     # cse_ner: E130-E139
-    E130 = ("threshold of '{name}' must be a number strictly between 0 and 1 "
-            "(the probability above which a token is a start or end marker; "
-            "0.5 in the paper), got {value!r}.")
+    E130 = ("threshold of '{name}' must be a number from 0 to 1 (the "
+            "probability above which a token is a start or end marker; 0.5 in "
+            "the paper, 0 makes every token one, 1 none), got {value!r}.")
     E131 = ("'{name}' expected scores of shape {expected} for a batch of "
             "{n_docs} docs (longest {max_length} tokens, {n_labels} labels), "
             "but the model returned {got}. Use the architecture "

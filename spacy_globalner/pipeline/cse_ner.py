@@ -110,7 +110,7 @@ class CSENER(FlatSpanPipe):
             isinstance(threshold, bool)
             or not isinstance(threshold, (int, float))
             or not math.isfinite(threshold)
-            or not 0.0 < threshold < 1.0
+            or not 0.0 <= threshold <= 1.0
         ):
             raise ValueError(Errors.E130.format(name=name, value=threshold))
         super().__init__(

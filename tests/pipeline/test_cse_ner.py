@@ -77,11 +77,28 @@ def test_use_before_initialize_raises():
         nlp("Paris")
 
 
-@pytest.mark.parametrize("threshold", [0.0, 1.0, -0.5, float("nan"), "half", True])
+@pytest.mark.parametrize("threshold", [1.5, -0.5, float("nan"), "half", True])
 def test_bad_threshold_raises(threshold):
     nlp = spacy.blank("de")
     with pytest.raises(ValueError, match=r"\[E130\] threshold"):
         CSENER(nlp.vocab, nlp.add_pipe("cse_ner").model, threshold=threshold)
+
+
+def test_thresholds_0_and_1_mark_every_token_and_none(trained):
+    """spacy find-threshold sweeps 0..1 with both ends: 0 makes every token a
+    start and an end (one-token entities), 1 no token (no entities)."""
+    nlp, pipe, examples = trained
+    for value in (0.0, 1.0):
+        assert CSENER(nlp.vocab, pipe.model, threshold=value).cfg["threshold"] == value
+    text = examples[0].reference.text
+    pipe.cfg["threshold"] = 0.0
+    try:
+        doc = nlp(text)
+        assert [(ent.start, ent.end) for ent in doc.ents] == [(i, i + 1) for i in range(len(doc))]
+        pipe.cfg["threshold"] = 1.0
+        assert not nlp(text).ents
+    finally:
+        pipe.cfg["threshold"] = 0.5
 
 
 def test_scores_of_the_wrong_shape_raise(trained):

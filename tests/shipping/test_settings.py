@@ -101,8 +101,8 @@ BAD_SETTINGS = [
     (CSE, "head_lr_scale", -2.0, "E040"),
     # cse_ner factory
     (CSE, "spans_key", "", "E012"),
-    (CSE, "threshold", 0.0, "E130"),
-    (CSE, "threshold", 1.0, "E130"),
+    (CSE, "threshold", -0.1, "E130"),  # 0 and 1 are allowed: spacy find-threshold tries both
+    (CSE, "threshold", 1.5, "E130"),
     (CSE, "set_ents", "no", "config"),
     (CSE, "scorer", 3, "config"),
     # spacy-globalner.CSENER.v1
