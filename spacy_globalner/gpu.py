@@ -56,9 +56,3 @@ def require_gpu(gpu_id: int) -> None:
 
     spacy.require_gpu(gpu_id)
 
-
-def install_gpu_check() -> None:
-    """A no-op, to delete once the shared .venv is reinstalled (pip install
-    --no-deps -e .): installs made before setup.cfg dropped the spacy_cli entry
-    point `spacy-globalner.gpu_check` still load this name, and every `spacy`
-    command fails where it is missing. It patches nothing."""
