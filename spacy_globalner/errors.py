@@ -79,6 +79,13 @@ class Warnings(metaclass=ErrorsWithCodes):
             "are longer than max_grid_length={length} tokens and cannot be "
             "predicted (longest: {longest}). Set max_grid_length in the "
             "component's config to at least {longest} to learn them.")
+    W230 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
+            "the {kept} highest-scoring (max_candidates = {kept}){more}. A "
+            "trained model stays far below this; an untrained or half-trained "
+            "one, or a threshold far below 0, closes spans at most cells of its "
+            "grid. Train longer or raise the threshold; if a doc really holds "
+            "that many entities, raise max_candidates in [components.{name}] "
+            "(0 or null: no bound). Reported once per call.")
     # corpora: W300-W349
     W300 = ("Read {n_docs} doc(s) from {path} with repairs: {details}. Every "
             "other annotation was kept as written. If a repair is not what you "
@@ -236,6 +243,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "scaling) needs a CUDA GPU. Train on a GPU (spacy train ... --gpu-id "
             "0, with a CUDA build of torch), or set mixed_precision = false in "
             "[components.<name>.model] (on a CPU it would change nothing).")
+    E232 = ("max_candidates of '{owner}' must be an integer of at least 0 or "
+            "null (the most spans one doc may yield, the highest-scoring kept; "
+            "0 or null: no bound), got {value!r}.")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "

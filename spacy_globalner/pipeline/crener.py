@@ -12,7 +12,7 @@ from thinc.api import Config, Model, torch2xp, xp2torch
 from thinc.types import Floats3d, Ints2d
 
 from ..decoding import SpanArrays
-from ..decoding.crener.decode import decode_grid_windows
+from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
@@ -49,6 +49,11 @@ GridScores = Tuple[List[Floats3d], Ints2d]
 # The shortest window whose context (max_grid_length // 8 tokens each side) is
 # not empty: shorter windows would not overlap (decoding.crener.windows).
 MIN_GRID_LENGTH = 8
+# The most spans one doc may yield (highest scores kept). A crener trained on
+# GENIA predicts about one span per 10 tokens, so a doc of 20,000 tokens yields
+# about 2,000; an untrained one closes spans at most cells: 2.28 million on
+# such a doc, 1.5 GB of spaCy Spans (docs/crener.md, "max_candidates").
+DEFAULT_MAX_CANDIDATES = 20000
 
 
 @Language.factory(
@@ -60,6 +65,7 @@ MIN_GRID_LENGTH = 8
         "threshold": 0.0,
         "positive_weight": 5.0,
         "max_grid_length": 256,
+        "max_candidates": DEFAULT_MAX_CANDIDATES,
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"},
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
@@ -86,10 +92,12 @@ def make_crener(
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
     head_lr_scale: float = 1.0,
+    max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
 ) -> "CRENER":
     """Create a CRENER recogniser: entities are paths of neighbour links on a
     token-pair grid, closed by a typed head-tail relation; docs longer than
-    `max_grid_length` tokens are tagged in windows.
+    `max_grid_length` tokens are tagged in windows; at most `max_candidates`
+    spans per doc.
     """
     return CRENER(
         nlp.vocab,
@@ -99,6 +107,7 @@ def make_crener(
         threshold=threshold,
         positive_weight=positive_weight,
         max_grid_length=max_grid_length,
+        max_candidates=max_candidates,
         set_ents=set_ents,
         ents_filter=ents_filter,
         scorer=scorer,
@@ -115,7 +124,8 @@ class CRENER(SpanPipe):
     is sigmoid(its closing vote), so it keeps spans scored above
     sigmoid(threshold)), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
-    grid window) and set_ents.
+    grid window), max_candidates (the most spans one doc may yield, the
+    highest-scoring kept; 0 or None: no bound) and set_ents.
     """
 
     def __init__(
@@ -128,6 +138,7 @@ class CRENER(SpanPipe):
         threshold: float = 0.0,
         positive_weight: float = 5.0,
         max_grid_length: int = 256,
+        max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
         set_ents: bool = True,
         ents_filter: EntsFilter,
         scorer: Optional[Callable] = score_spans_and_ents,
@@ -136,6 +147,7 @@ class CRENER(SpanPipe):
         check_number(threshold, "threshold", name, error=Errors.E009)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
+        check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E232)
         check_bool(set_ents, "set_ents", name)
         super().__init__(
             vocab,
@@ -148,6 +160,7 @@ class CRENER(SpanPipe):
             threshold=float(threshold),
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
+            max_candidates=max_candidates,
             head_lr_scale=head_lr_scale,
         )
 
@@ -183,7 +196,18 @@ class CRENER(SpanPipe):
             )
 
     def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
-        return self._decode_at(docs, scores, self.label_thresholds())
+        found, counts = self._decode_counted(docs, scores, self.label_thresholds())
+        kept = self.cfg.get("max_candidates")
+        over = numpy.flatnonzero(counts > kept) if kept else []
+        if len(over):
+            first = int(over[0])
+            more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
+            warnings.warn(
+                Warnings.W230.format(
+                    name=self.name, count=int(counts[first]), length=len(docs[first]), kept=kept, more=more
+                )
+            )
+        return found
 
     def label_thresholds(self) -> numpy.ndarray:
         """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
@@ -199,19 +223,27 @@ class CRENER(SpanPipe):
         return thresholds
 
     def _decode_at(self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        return self._decode_counted(docs, scores, thresholds)[0]
+
+    def _decode_counted(
+        self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray
+    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
+        """The spans of each doc, at most max_candidates, and how many each
+        doc had before that cap."""
         # Per-label thresholds (probabilities) apply to the labelled closing
         # votes, as margins; the unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
         with numpy.errstate(divide="ignore"):
             margins = numpy.log(thresholds) - numpy.log1p(-thresholds)
-        return decode_grid_windows(
+        return decode_windows(
             [to_numpy(grid) for grid in grids],
             windows,
             len(docs),
             len(self.labels),
             self.cfg["threshold"],
             label_thresholds=margins,
+            max_candidates=self.cfg.get("max_candidates"),
         )
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:

@@ -84,6 +84,8 @@ def test_uninitialized_predict_raises():
         ({"max_grid_length": -3}, "E200"),
         ({"max_grid_length": 1}, "E230"),
         ({"max_grid_length": 7}, "E230"),
+        ({"max_candidates": -1}, "E232"),
+        ({"max_candidates": 2.5}, "E232"),
         ({"positive_weight": 0.0}, "E206"),
         ({"positive_weight": float("inf")}, "E206"),
     ],
@@ -281,3 +283,46 @@ def test_model_dropout_is_the_head_rate_in_training(model_dropout, drop, expecte
     nlp.initialize(lambda: examples)
     nlp.update(examples, drop=drop, losses={})
     assert _head_dropout_rates(nlp) == {expected}
+
+
+def test_max_candidates_keeps_the_best_spans_and_warns_once_per_call(trained):
+    """A threshold far below 0 closes a span at most cells, as an untrained
+    model does: each doc yields at most max_candidates spans, its highest
+    scoring, and W230 names the doc length, the count and the setting."""
+    nlp, _ = trained
+    crener = nlp.get_pipe("crener")
+    texts = [text for text, _ in TRAIN_DATA]
+    saved = dict(crener.cfg)
+    try:
+        crener.cfg["threshold"] = -1000.0
+        crener.cfg["max_candidates"] = None
+        unbounded = list(nlp.pipe(texts))
+        counts = [len(doc.spans["sc"]) for doc in unbounded]
+        assert min(counts) > 20
+        crener.cfg["max_candidates"] = 20
+        with pytest.warns(UserWarning, match="W230") as record:
+            capped = list(nlp.pipe(texts))
+    finally:
+        crener.cfg.clear()
+        crener.cfg.update(saved)
+    w230 = [str(w.message) for w in record if "W230" in str(w.message)]
+    assert len(w230) == 1  # one call of set_annotations for the two docs
+    assert f"found {counts[0]} spans in a doc of {len(unbounded[0])} tokens" in w230[0]
+    assert "max_candidates = 20" in w230[0] and "1 more doc" in w230[0]
+    for full, doc in zip(unbounded, capped):
+        scores = full.spans["sc"].attrs["scores"]
+        assert len(doc.spans["sc"]) == 20
+        assert numpy.sort(doc.spans["sc"].attrs["scores"]).tolist() == numpy.sort(scores)[-20:].tolist()
+        best = {(s.start, s.end, s.label_) for s in doc.spans["sc"]}
+        assert best <= set(spans_of(full))
+
+
+def test_max_candidates_default_leaves_a_trained_model_alone(trained):
+    nlp, _ = trained
+    assert nlp.get_pipe("crener").cfg["max_candidates"] == 20000
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        docs = list(nlp.pipe([text for text, _ in TRAIN_DATA]))
+    assert all(len(doc.spans["sc"]) for doc in docs)

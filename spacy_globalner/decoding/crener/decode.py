@@ -11,13 +11,13 @@ head along links, found by a depth-first search over the links above
 threshold only. Single-token entities are closed on the diagonal and need no
 link. Nested, overlapping and same-span-two-label entities all come out.
 """
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
 from ..spans import SpanArrays
 from .tags import N_LINK_TAGS, NNC, PNC
-from .windows import merge_window_spans
+from .windows import merge_windows
 
 
 def decode_grid(
@@ -110,7 +110,21 @@ def decode_grid_windows(
     n_labels: int,
     threshold: float = 0.0,
     label_thresholds: Optional[numpy.ndarray] = None,
+    max_candidates: Optional[int] = None,
 ) -> List[SpanArrays]:
+    """The entities of `decode_windows`, without the counts."""
+    return decode_windows(grids, windows, n_docs, n_labels, threshold, label_thresholds, max_candidates)[0]
+
+
+def decode_windows(
+    grids: Sequence[numpy.ndarray],
+    windows: numpy.ndarray,
+    n_docs: int,
+    n_labels: int,
+    threshold: float = 0.0,
+    label_thresholds: Optional[numpy.ndarray] = None,
+    max_candidates: Optional[int] = None,
+) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """Decode the grid of every window and map the entities back to their docs.
 
     grids (Sequence[numpy.ndarray]): One (length, length, 1 + n_grid_tags)
@@ -121,10 +135,13 @@ def decode_grid_windows(
     threshold (float): Margin over the threshold class a vote must exceed.
     label_thresholds (Optional[numpy.ndarray]): Per-label margins for the
         closing votes (see `decode_grid`).
-    RETURNS (List[SpanArrays]): The entities of each doc, in doc offsets.
+    max_candidates (Optional[int]): The most entities one doc may yield, the
+        highest-scoring kept (None or 0: no bound).
+    RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
+        doc, in doc offsets; and how many each doc had before the cap.
     """
     found = [
         decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds)
         for grid in grids
     ]
-    return merge_window_spans(windows, found, n_docs)
+    return merge_windows(windows, found, n_docs, max_candidates)

@@ -28,7 +28,7 @@ to 2 * (max_length // 8) tokens (64 at 256) wherever it lies.
 A plan is an int64 array with one row per window:
 [doc, start, end, core_start, core_end] (token offsets in the doc, end exclusive).
 """
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
@@ -102,17 +102,32 @@ def _segment_windows(doc_id: int, start: int, end: int, max_length: int) -> nump
 
 
 def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
+    """The spans of `merge_windows`, without a cap or counts."""
+    return merge_windows(windows, found, n_docs)[0]
+
+
+def merge_windows(
+    windows: numpy.ndarray,
+    found: Sequence[SpanArrays],
+    n_docs: int,
+    max_candidates: Optional[int] = None,
+) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """Shift each window's spans to doc offsets, drop those touching an edge
-    that cuts the doc, and keep each (doc, start, end, label) once, with its
-    highest score.
+    that cuts the doc (where another window holds them whole), and keep each
+    (doc, start, end, label) once, with its highest score.
 
     windows (numpy.ndarray): The plan, one row per entry of `found`.
     found (Sequence[SpanArrays]): Spans of each window, in window offsets.
     n_docs (int): Number of docs in the batch.
-    RETURNS (List[SpanArrays]): Spans of each doc, ordered by (start, end, label).
+    max_candidates (Optional[int]): The most spans one doc may yield: where
+        it has more, the highest-scoring are kept (ties: the earlier ones).
+        None or 0: no bound.
+    RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): Spans of each doc,
+        ordered by (start, end, label); and the int64 (n_docs,) number of
+        spans each doc had before the cap.
     """
     if not len(found):
-        return [SpanArrays.empty() for _ in range(n_docs)]
+        return [SpanArrays.empty() for _ in range(n_docs)], numpy.zeros((n_docs,), dtype="int64")
     counts = numpy.asarray([len(spans) for spans in found], dtype="int64")
     window_of_span = numpy.repeat(numpy.arange(len(found)), counts)
     rows = windows[window_of_span]
@@ -131,7 +146,21 @@ def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_do
     first = numpy.ones(len(order), dtype=bool)
     first[1:] = (key[1:] != key[:-1]).any(axis=1)
     order = order[first]
-    return split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])
+    counts = numpy.bincount(doc_ids[order], minlength=n_docs).astype("int64")
+    if max_candidates and counts.max(initial=0) > max_candidates:
+        order = order[_top_per_doc(doc_ids[order], scores[order], counts, max_candidates)]
+    spans = split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])
+    return spans, counts
+
+
+def _top_per_doc(doc_ids: numpy.ndarray, scores: numpy.ndarray, counts: numpy.ndarray, k: int) -> numpy.ndarray:
+    """Bool per entry (sorted by doc): is it among its doc's k highest scores?
+    Among equal scores the earlier entries win; the entries keep their order."""
+    by_score = numpy.lexsort((numpy.arange(len(scores)), -scores, doc_ids))
+    rank = numpy.arange(len(scores)) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
+    keep = numpy.zeros(len(scores), dtype=bool)
+    keep[by_score[rank < k]] = True
+    return keep
 
 
 def _touches_cut_edge(rows: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:

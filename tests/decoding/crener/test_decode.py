@@ -8,7 +8,7 @@ import pytest
 from spacy_globalner.decoding import SpanArrays
 from spacy_globalner.decoding.crener.decode import decode_grid, decode_grid_windows
 from spacy_globalner.decoding.crener.tags import NNC, PNC, encode_grid_entities, htc_channel, n_grid_tags, thc_channel
-from spacy_globalner.decoding.crener.windows import merge_window_spans, plan_windows
+from spacy_globalner.decoding.crener.windows import merge_window_spans, merge_windows, plan_windows
 
 
 def _round_trip(length, entities, n_labels):
@@ -166,3 +166,22 @@ def test_decode_grid_windows_uses_threshold_class():
     grid[:, :, 0] = 4.0  # the threshold class now beats every tag
     (found,) = decode_grid_windows([grid], windows, 1, n_labels)
     assert len(found) == 0
+
+
+def test_merge_caps_each_doc_at_its_best_spans():
+    """max_candidates keeps each doc's highest scores (ties: the earlier span),
+    in (start, end, label) order, and counts the spans before the cap."""
+    windows = numpy.asarray([[0, 0, 6, 0, 6], [1, 0, 4, 0, 4]])
+    found = [
+        SpanArrays(numpy.asarray([0, 1, 2, 3]), numpy.asarray([1, 2, 3, 4]), numpy.zeros(4, "int64"),
+                   numpy.asarray([0.6, 0.9, 0.6, 0.7])),
+        SpanArrays(numpy.asarray([0]), numpy.asarray([2]), numpy.asarray([1]), numpy.asarray([0.8])),
+    ]
+    (doc0, doc1), counts = merge_windows(windows, found, 2, max_candidates=3)
+    assert counts.tolist() == [4, 1]
+    assert list(zip(doc0.starts, doc0.ends)) == [(0, 1), (1, 2), (3, 4)]
+    numpy.testing.assert_allclose(doc0.scores, [0.6, 0.9, 0.7])
+    assert list(zip(doc1.starts, doc1.ends)) == [(0, 2)]
+    for no_bound in (None, 0):
+        (doc0, _), counts = merge_windows(windows, found, 2, max_candidates=no_bound)
+        assert len(doc0) == 4 and counts.tolist() == [4, 1]
