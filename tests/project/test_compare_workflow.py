@@ -1,7 +1,7 @@
 """The `compare` workflow as a user runs it (`spacy project run compare`), on a
 few dozen sentences of the bundled GENIA slice and a few updates: one JSON per
-seed, spaCy's baseline on the compared config's encoder, and the table command
-reading what the runs wrote."""
+seed, spaCy's baseline on the compared config's encoder, and `tables` writing
+the pages' tables from what the runs wrote."""
 import hashlib
 import json
 import shutil
@@ -27,7 +27,7 @@ def project(tmp_path_factory):
     folder holding the GENIA slice in the upstream layout."""
     root = tmp_path_factory.mktemp("compare")
     shutil.copytree(PROJECT, root / "project",
-                    ignore=shutil.ignore_patterns("assets", "corpus", "training", "metrics", "benchmarks",
+                    ignore=shutil.ignore_patterns("assets", "corpus", "training", "metrics", "runs",
                                                   "project.lock", "__pycache__"))
     (root / "configs").symlink_to(REPO_ROOT / "configs")
     (root / "data" / "genia").mkdir(parents=True)
@@ -85,6 +85,21 @@ def test_compare_writes_one_json_per_seed(project):
     assert trained["spancat"]["components"]["tok2vec"] == trained["global_pointer"]["components"]["tok2vec"]
     assert trained["spancat"]["nlp"]["pipeline"] == ["tok2vec", "spancat"]
     assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
+    # `tables` writes the marked blocks of BENCHMARKS.md and of the README from these files
+    readme = project.parent / "README.md"
+    readme.write_text("# Title\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nafter\n")
+    run_project(project, "tables")
+    page = (project / "BENCHMARKS.md").read_text()
+    f = [100 * json.loads((runs / "global_pointer" / f"seed{seed}.json").read_text())["scores"]["spans"]["f"]
+         for seed in (0, 1)]
+    row = f"| `global_pointer` | 2 | {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}) |"
+    assert row in page
+    assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
+    assert "| `spancat` | 1 |" in page and "spaCy's `spancat` on the encoder" in page
+    text = readme.read_text()
+    assert text.startswith("# Title\n\n<!-- results:start -->\nDev F in %") and text.endswith("\nafter\n")
+    assert "\nold\n" not in text
+    assert f"| GENIA | all spans | {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}), 2 seeds |" in text
 
 
 def test_config_names_and_the_corpus_language():
