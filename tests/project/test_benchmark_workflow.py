@@ -1,5 +1,6 @@
 """The benchmark workflow's scripts (project/scripts): config composition and
-the report, on tiny fake inputs; predict-speed and head-cost on two updates of a tiny model."""
+the report, on tiny fake inputs; predict-speed and head-cost on two updates of a tiny model;
+the probes of project/probes that pages quote."""
 import json
 import sys
 
@@ -10,7 +11,9 @@ from thinc.api import Config
 from tests.helpers import REPO_ROOT
 
 SCRIPTS = REPO_ROOT / "project" / "scripts"
+PROBES = REPO_ROOT / "project" / "probes"
 sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(PROBES))
 
 import measure  # noqa: E402  (registers the benchmark's logger and step timer)
 import report  # noqa: E402
@@ -319,32 +322,3 @@ def test_threshold_sweep_scores_each_threshold_on_both_halves(tmp_path):
     assert set(rows) == {f"{t}/{part}" for t in (0.12, 0.5, 1.0) for part in ("devA", "devB", "dev")}
     assert rows["1.0/dev"]["spans_sc_r"] == 0.0 and rows["1.0/devA"]["ents_f"] == 0.0
     assert rows["0.12/dev"]["spans_sc_r"] >= rows["0.5/dev"]["spans_sc_r"] > 0.0
-
-
-def test_missed_spans_counts_what_the_pipeline_finds():
-    """A gold span is found exactly when the pipeline writes it: the found
-    count is the true positives of doc.spans, and no word of any span is
-    'seen' when the training words are empty."""
-    import warnings
-
-    import missed_spans
-    import spacy
-    from spacy.training import Example
-
-    from tests.helpers.trained_pipelines import GENIA_DEV, calibrated_dir, genia_docs
-
-    nlp = spacy.load(calibrated_dir("global_pointer"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        gold = genia_docs(spacy.blank("en"), limit=40, path=GENIA_DEV)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold]
-    per_label, counts = missed_spans.gold_margins(nlp, examples, seen=set())
-    true_positives = 0
-    for predicted, reference in zip(nlp.pipe(doc.text for doc in gold), gold):
-        found = {(s.start_char, s.end_char, s.label_) for s in predicted.spans["sc"]}
-        true_positives += sum((s.start_char, s.end_char, s.label_) in found for s in reference.spans["sc"])
-    n_gold = sum(len(doc.spans["sc"]) for doc in gold)
-    assert 0 < true_positives < n_gold
-    assert counts[True] == [true_positives, true_positives]
-    assert counts[False] == [n_gold - true_positives, n_gold - true_positives]
-    assert sum(len(margins) for margins in per_label.values()) == n_gold

@@ -2,7 +2,7 @@
 thresholds, on the first half of a dev corpus (devA), its second half (devB)
 and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
 
-    python scripts/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0.5 0.3775 0.2689
+    python project/probes/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0.5 0.3775 0.2689
 
 Per-label calibrated thresholds are set aside, so `threshold` alone decides:
 for global_pointer a probability (the score a span must reach), for crener a

@@ -1,7 +1,7 @@
 """How hard each head pulls on a tok2vec it shares with spaCy's `ner` and
 `spancat`: the norm of the gradient each one sends into the shared encoder.
 
-    python scripts/encoder_pull.py TRAIN_SPACY CONFIG [--batch-sizes 8,32,128]
+    python project/probes/encoder_pull.py TRAIN_SPACY CONFIG [--batch-sizes 8,32,128]
 
 CONFIG is a pipeline config with a `tok2vec` component and one listening head
 (configs/global_pointer.cfg, configs/crener.cfg, configs/lcrf_ner.cfg);
@@ -13,6 +13,7 @@ Our heads average their loss over the batch; spaCy's sum it, so their pull
 grows with the batch size and ours does not (README, "Loss scale").
 """
 import statistics
+import sys
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -24,7 +25,8 @@ from thinc.api import Adam, fix_random_seed
 
 import spacy_globalner  # noqa: F401 (registers the components)
 
-from common import Arg, Opt, set_threads
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from common import Arg, Opt, set_threads  # noqa: E402
 
 SPACY_HEADS = ("ner", "spancat")
 
