@@ -120,3 +120,31 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
+
+
+def test_tables_mark_imported_runs_and_prefer_compare_ones(tmp_path):
+    """An imported run (F, P, R in % in the old file) becomes fractions; a run of
+    `compare` for the same corpus and config is its own row, and the README's
+    table takes it over the imported one."""
+    import import_runs
+    import tables
+
+    spec = next(spec for spec in import_runs.RUNS if spec.key == "full_spancat_genia")
+    imported = import_runs.imported_run(spec, 0, {"spans": [73.65, 76.96, 70.61]}, "8faca2c")
+    assert imported["scores"]["spans"] == {"p": 0.7696, "r": 0.7061, "f": 0.7365}
+    assert imported["source"] == "imported" and "full_spancat_genia" in imported["imported"]["from"]
+    ran = {**imported, "source": "compare", "seed": 1, "config_sha256": "ab" * 32, "head": "spancat",
+           "encoder_of": "global_pointer", "config_file": "configs/global_pointer.cfg",
+           "code": {"commit": "c" * 40, "uncommitted_changes": False},
+           "machine": {"cpu": "cpu", "cpu_count": 2}, "train": {"words_per_second": 1000.0},
+           "scores": {"spans": {"p": 0.8, "r": 0.7, "f": 0.75}}}
+    for run in (imported, ran):
+        path = tmp_path / "genia" / "spancat" / f"seed{run['seed']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(run))
+    groups = tables.read_runs(tmp_path)
+    assert [group.imported for group in groups["genia"]["spancat"]] == [False, True]
+    page = "\n".join(tables.compare_tables(groups))
+    assert "| `spancat` | 1 | 75.0 | 80.0 | 70.0 |" in page and "| `spancat`ⁱ | 1 | 73.7 |" in page
+    glance = "\n".join(tables.glance_table(groups))
+    assert "| GENIA | all spans | - | - | - | 75.0, 1 seed |" in glance and "ⁱ" not in glance
