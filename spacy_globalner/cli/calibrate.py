@@ -1,10 +1,11 @@
 """spacy globalner calibrate MODEL DEV.spacy --output DIR [--target-precision P]
 
 Chooses a threshold per label on dev data for a global_pointer or crener
-component and saves the pipeline with them in the component's cfg
-("thresholds"), where spacy.load finds them; the component's `threshold`
-stays the fallback for labels without one. Also `python -m spacy_globalner
-calibrate ...`.
+component, a probability: the score (as in doc.spans[key].attrs["scores"]) a
+span of that label must reach. Saves the pipeline with them in the
+component's cfg ("thresholds"), where spacy.load finds them; the component's
+`threshold` stays the fallback for labels without one (docs/thresholds.md).
+Also `python -m spacy_globalner calibrate ...`.
 """
 from pathlib import Path
 from typing import Dict, List, Optional

@@ -49,6 +49,13 @@ def test_calibrated_thresholds_raise_dev_f_and_survive_loading(tmp_path, name):
             assert result.f == pytest.approx(report.after["spans_sc_per_type"][result.label]["f"])
     loaded = spacy.load(tmp_path / "out")
     assert loaded.get_pipe(name).cfg["thresholds"] == pytest.approx(chosen, abs=1e-12)
+    # probabilities, on the scale of the scores users read: each label's spans reach its threshold
+    assert all(0.0 < threshold < 1.0 for threshold in chosen.values()), chosen
+    thresholds = dict(zip(loaded.get_pipe(name).labels, loaded.get_pipe(name).label_thresholds()))
+    for example in Corpus(dev)(loaded):
+        doc = loaded(example.reference.text)
+        group = doc.spans["sc"]
+        assert all(score >= thresholds[span.label_] for span, score in zip(group, group.attrs["scores"]))
     assert loaded.get_pipe(name).cfg["threshold"] == spacy.load(trained_dir(name)).get_pipe(name).cfg["threshold"]
     assert span_f(loaded, dev)["spans_sc_f"] == pytest.approx(report.after["spans_sc_f"])
     assert span_f(spacy.load(trained_dir(name)), dev)["spans_sc_f"] == pytest.approx(report.before["spans_sc_f"])
