@@ -8,8 +8,8 @@ Per-label calibrated thresholds are set aside, so `threshold` alone decides:
 for global_pointer a probability (the score a span must reach), for crener a
 margin (docs/thresholds.md).
 Choose a default on devA of every corpus, report it on devB: the way the
-default threshold of `configs/global_pointer.cfg` was chosen (README.md,
-"Four corpora at the full budget": the default threshold).
+default thresholds of the shipped configs were chosen (project/BENCHMARKS.md,
+decision records).
 """
 import json
 import sys
