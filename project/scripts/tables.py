@@ -14,6 +14,7 @@ README_TABLE_MD and, where README_MD has the markers
 <!-- results:start --> and <!-- results:end -->, between them.
 """
 import json
+import os
 import re
 import statistics
 from pathlib import Path
@@ -141,11 +142,12 @@ def compare_tables(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
     return lines
 
 
-def glance_table(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
+def glance_table(groups: Dict[str, Dict[str, List[Group]]], link: str = "project/BENCHMARKS.md") -> List[str]:
+    """The results table at a glance; LINK: the path of BENCHMARKS.md from the page it goes in."""
     lines = ["Dev F in %, mean (min-max) over 3 seeds unless said, each config at its own budget on all of each",
              "train split. All spans: every gold entity, nested ones too; `doc.ents`: the flat layer against the",
              "outermost gold layer. Per config, P and R and the commands:",
-             "[project/BENCHMARKS.md](project/BENCHMARKS.md).", "",
+             f"[project/BENCHMARKS.md]({link}).", "",
              "| corpus | score | " + " | ".join(name for name, _, _ in GLANCE) + " |",
              "|---|---|" + "---|" * len(GLANCE)]
     notes: Dict[str, Dict[str, List[str]]] = {}
@@ -203,7 +205,8 @@ def main(
     glance = glance_table(groups)
     command = ("Regenerate: `spacy project run tables project/`; rerun a row: `spacy project run compare project/ "
                "--vars.corpus CORPUS --vars.config CONFIG --vars.seeds 0,1,2`.")
-    readme_table.write_text("\n".join(glance + ["", command]) + "\n", encoding="utf8")
+    link = Path(os.path.relpath(benchmarks_md.resolve(), readme_table.resolve().parent)).as_posix()
+    readme_table.write_text("\n".join(glance_table(groups, link) + ["", command]) + "\n", encoding="utf8")
     text = benchmarks_md.read_text(encoding="utf8")
     blocks = {"compare": compare_tables(groups)}
     if results is not None:
