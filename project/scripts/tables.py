@@ -126,7 +126,7 @@ def compare_tables(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
              f"left out. {IMPORTED}: imported from the hand-gathered results that preceded `compare`, not re-run",
              "by it: no config or code hash, no timing; what they were trained with is listed under the table.", ""]
     for corpus in corpus_order(groups):
-        lines += [f"### {NAMES.get(corpus, corpus)}", "",
+        lines += [f"#### {NAMES.get(corpus, corpus)}", "",
                   "| config | seeds | all spans F | P | R | `doc.ents` F | P | R | train words/s | wall s |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
         rows = [group for config in config_order(groups[corpus]) for group in groups[corpus][config]]
