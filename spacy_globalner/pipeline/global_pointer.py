@@ -43,8 +43,8 @@ DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_M
 # The score (a probability, as spancat's) a span must reach: 0.3775, the
 # logit -0.5, not 0.5, because the head under-calls. Chosen on the first half
 # of the GENIA, GermEval 2014, WNUT-17 and Resume dev splits
-# (configs/global_pointer.cfg, 3 seeds; README.md, "Four corpora at the full
-# budget": the default threshold). docs/thresholds.md: how to tune it.
+# (configs/global_pointer.cfg, 3 seeds; project/BENCHMARKS.md, decision
+# records). docs/thresholds.md: how to tune it.
 DEFAULT_THRESHOLD = 0.3775
 # The most spans one doc may yield (docs/thresholds.md, "max_candidates"): on
 # one 20,000-token doc, a model trained on the GENIA slice predicted 1,824,

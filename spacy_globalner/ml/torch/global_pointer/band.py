@@ -5,7 +5,7 @@ the inputs, so neither materialises the (rows, heads, head_width, width) windows
 of keys. Autograd through `unfold` would: its backward builds a gradient of that
 size and scatters it back into the keys. On one CPU thread that made the band's
 forward+backward 7-11x slower than the one written out here
-(`python project/scripts/band_speed.py`).
+(`python project/probes/band_speed.py`).
 """
 import torch
 
