@@ -206,6 +206,10 @@ def annotate_file(
     state = {"input_offset": 0, "input_line": 0, "records": 0, "output_bytes": 0, "errors": 0, "error_bytes": 0}
     if resume and marker.is_file():
         state.update(_load_progress(marker, input_path, errors_path))
+    else:
+        # Before the output is emptied: a crash before the first checkpoint must
+        # not leave an earlier run's progress to resume from.
+        marker.unlink(missing_ok=True)
     start_line, start_records, start_errors = state["input_line"], state["records"], state["errors"]
     output_path.parent.mkdir(parents=True, exist_ok=True)
     if state["output_bytes"] == 0:
