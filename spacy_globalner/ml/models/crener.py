@@ -2,6 +2,7 @@
 layer (token vectors + windows -> one tag grid per window).
 """
 import inspect
+from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -20,6 +21,7 @@ from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CR
 from ..torch.crener.settings import CRENERSettings
 
 ARCHITECTURE = "spacy-globalner.CRENER.v1"
+PAPER_ARCHITECTURE = "spacy-globalner.CRENERPaper.v1"
 OutT = Tuple[List[Floats3d], Ints2d]
 
 
@@ -54,7 +56,7 @@ def build_crener(
     take a CRENERSettings built from these arguments. With the defaults the
     model is the one spacy-globalner.CRENER.v1 has always built (a reduced
     W2NER); the CRENER paper's pieces are switched on one by one with the
-    last six settings.
+    last six settings, or all at once by spacy-globalner.CRENERPaper.v1.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
@@ -109,44 +111,6 @@ def build_crener(
         (length, length, 1 + n_tags) logit grid per window, and the window
         plan. The pipe sets attrs["max_grid_length"], the longest window.
     """
-    for name, value in (
-        ("token_width", token_width),
-        ("grid_width", grid_width),
-        ("distance_width", distance_width),
-        ("region_width", region_width),
-        ("conv_width", conv_width),
-        ("attention_heads", attention_heads),
-        ("biaffine_width", biaffine_width),
-        ("predictor_width", predictor_width),
-        ("max_batch_cells", max_batch_cells),
-    ):
-        check_int(value, name, ARCHITECTURE, least=1, error=Errors.E201)
-    for name, value in (
-        ("context_depth", context_depth),
-        ("enhancement_rounds", enhancement_rounds),
-        ("transformer_depth", transformer_depth),
-        ("attention_embedding_width", attention_embedding_width),
-    ):
-        check_int(value, name, ARCHITECTURE, least=0, error=Errors.E201)
-    if dropout is not None:
-        check_dropout(dropout, ARCHITECTURE)
-    check_bool(parallel_dilations, "parallel_dilations", ARCHITECTURE)
-    for name, value, choices in (
-        ("cln_bias_from", cln_bias_from, CLN_BIASES),
-        ("enhancement", enhancement, ENHANCEMENTS),
-        ("predictor_input", predictor_input, PREDICTOR_INPUTS),
-    ):
-        if value not in choices:
-            raise ValueError(Errors.E220.format(name=name, value=value, choices=", ".join(map(repr, choices))))
-    if context_depth > 0 and token_width % 2:
-        raise ValueError(Errors.E202.format(value=token_width))
-    if (enhancement_rounds > 0 or transformer_depth > 0) and token_width % attention_heads:
-        raise ValueError(Errors.E203.format(width=token_width, heads=attention_heads))
-    if enhancement == "paper" and enhancement_rounds > 0 and grid_width % attention_heads:
-        raise ValueError(Errors.E221.format(width=grid_width, heads=attention_heads))
-    dilations = list(dilations)
-    if not dilations or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dilations):
-        raise ValueError(Errors.E204.format(value=dilations))
     settings = CRENERSettings(
         token_width=token_width,
         context_depth=context_depth,
@@ -156,7 +120,7 @@ def build_crener(
         region_width=region_width,
         attention_embedding_width=attention_embedding_width,
         conv_width=conv_width,
-        dilations=tuple(dilations),
+        dilations=dilations,
         parallel_dilations=parallel_dilations,
         cln_bias_from=cln_bias_from,
         enhancement=enhancement,
@@ -168,8 +132,124 @@ def build_crener(
         learned_threshold=learned_threshold,
         dropout=dropout,
     )
+    return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, ARCHITECTURE)
+
+
+@registry.architectures(PAPER_ARCHITECTURE)
+def build_crener_paper(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    token_width: int = 128,
+    context_depth: int = 1,
+    transformer_depth: int = 1,
+    grid_width: int = 64,
+    distance_width: int = 16,
+    region_width: int = 16,
+    attention_embedding_width: int = 4,
+    conv_width: int = 48,
+    dilations: Sequence[int] = (1, 2, 3),
+    enhancement_rounds: int = 1,
+    attention_heads: int = 4,
+    biaffine_width: int = 64,
+    predictor_width: int = 64,
+    learned_threshold: bool = True,
+    dropout: Optional[float] = None,
+    max_batch_cells: int = 65536,
+    mixed_precision: bool = False,
+    predictor_input: str = "grid+tags",
+) -> Model[List[Doc], OutT]:
+    """Build the CRENER paper's model: spacy-globalner.CRENER.v1 with every
+    piece of the paper on, so that a config reaches it by its @architectures
+    line alone. What CRENER.v1 switches, this one fixes at the paper's value:
+    the dilated convolutions read the grid in parallel (eq. 8), the
+    conditional layer norm takes its bias from the object token (eq. 5),
+    and relation enhancement runs in full (eq. 9-15: per-rate tag
+    projections, subject and object streams fed back through the grid). The
+    paper's adapted Transformer and attention embedding are on at their
+    sizes here (transformer_depth, after the BiLSTM; attention_embedding_width),
+    and the co-predictor's MLP reads the grid and the tag-aware features
+    (predictor_input, as the factory's model; "tags" is eq. 17 alone). Every
+    other setting, and its default, is CRENER.v1's (see build_crener), so a
+    [components.crener.model] block that leaves CRENER.v1's five switches
+    out (the factory's does) becomes the paper's model by its @architectures
+    line. docs/crener.md lists where even this model departs from the paper.
+
+    RETURNS (Model[List[Doc], Tuple[List[Floats3d], Ints2d]]): As CRENER.v1's.
+    """
+    settings = CRENERSettings(
+        token_width=token_width,
+        context_depth=context_depth,
+        transformer_depth=transformer_depth,
+        grid_width=grid_width,
+        distance_width=distance_width,
+        region_width=region_width,
+        attention_embedding_width=attention_embedding_width,
+        conv_width=conv_width,
+        dilations=dilations,
+        parallel_dilations=True,
+        cln_bias_from="object",
+        enhancement="paper",
+        enhancement_rounds=enhancement_rounds,
+        attention_heads=attention_heads,
+        biaffine_width=biaffine_width,
+        predictor_width=predictor_width,
+        predictor_input=predictor_input,
+        learned_threshold=learned_threshold,
+        dropout=dropout,
+    )
+    return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, PAPER_ARCHITECTURE)
+
+
+def _build_crener(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    settings: CRENERSettings,
+    max_batch_cells: int,
+    mixed_precision: bool,
+    owner: str,
+) -> Model[List[Doc], OutT]:
+    """Check the settings (errors name `owner`, the architecture) and build
+    the model: tok2vec, then the head over the windows."""
+    s = settings
+    for name, value in (
+        ("token_width", s.token_width),
+        ("grid_width", s.grid_width),
+        ("distance_width", s.distance_width),
+        ("region_width", s.region_width),
+        ("conv_width", s.conv_width),
+        ("attention_heads", s.attention_heads),
+        ("biaffine_width", s.biaffine_width),
+        ("predictor_width", s.predictor_width),
+        ("max_batch_cells", max_batch_cells),
+    ):
+        check_int(value, name, owner, least=1, error=Errors.E201)
+    for name, value in (
+        ("context_depth", s.context_depth),
+        ("enhancement_rounds", s.enhancement_rounds),
+        ("transformer_depth", s.transformer_depth),
+        ("attention_embedding_width", s.attention_embedding_width),
+    ):
+        check_int(value, name, owner, least=0, error=Errors.E201)
+    if s.dropout is not None:
+        check_dropout(s.dropout, owner)
+    check_bool(s.parallel_dilations, "parallel_dilations", owner)
+    for name, value, choices in (
+        ("cln_bias_from", s.cln_bias_from, CLN_BIASES),
+        ("enhancement", s.enhancement, ENHANCEMENTS),
+        ("predictor_input", s.predictor_input, PREDICTOR_INPUTS),
+    ):
+        if value not in choices:
+            raise ValueError(Errors.E220.format(name=name, value=value, choices=", ".join(map(repr, choices))))
+    if s.context_depth > 0 and s.token_width % 2:
+        raise ValueError(Errors.E202.format(value=s.token_width))
+    if (s.enhancement_rounds > 0 or s.transformer_depth > 0) and s.token_width % s.attention_heads:
+        raise ValueError(Errors.E203.format(width=s.token_width, heads=s.attention_heads))
+    if s.enhancement == "paper" and s.enhancement_rounds > 0 and s.grid_width % s.attention_heads:
+        raise ValueError(Errors.E221.format(width=s.grid_width, heads=s.attention_heads))
+    dilations = list(s.dilations)
+    if not dilations or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dilations):
+        raise ValueError(Errors.E204.format(value=dilations))
+    settings = replace(settings, dilations=tuple(dilations))
     head = crener_head(settings, max_batch_cells=max_batch_cells, mixed_precision=mixed_precision)
-    model = Model(
+    return Model(
         "crener",
         forward,
         init=init,
@@ -177,7 +257,6 @@ def build_crener(
         refs={"tok2vec": tok2vec, "head": head},
         attrs={"max_grid_length": None},
     )
-    return model
 
 
 def crener_settings(**overrides: Any) -> CRENERSettings:

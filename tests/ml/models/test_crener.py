@@ -2,6 +2,7 @@
 import numpy
 import pytest
 import spacy
+import torch
 from thinc.api import fix_random_seed, get_current_ops
 
 from spacy_globalner.ml.models.crener import build_crener, crener_head, crener_settings, plan_doc_windows
@@ -204,3 +205,85 @@ def test_crener_settings_are_the_signature_defaults():
     for name in settings.__dataclass_fields__:
         expected = parameters[name].default
         assert getattr(settings, name) == (tuple(expected) if name == "dilations" else expected)
+
+
+# The paper's model as an architecture of its own ---------------------------
+
+PAPER = {
+    "transformer_depth": 1,
+    "attention_embedding_width": 4,
+    "parallel_dilations": True,
+    "cln_bias_from": "object",
+    "enhancement": "paper",
+    "enhancement_rounds": 1,
+    "predictor_input": "grid+tags",
+}
+TINY_TOK2VEC = {
+    "@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32, "depth": 1,
+    "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True,
+}
+
+
+def _built(architecture, **settings):
+    """(torch module, grids) of the architecture at seed 0, on two docs,
+    with the default widths and 8 tags."""
+    from spacy.util import registry
+
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    model = registry.resolve({"m": {"@architectures": architecture, "tok2vec": TINY_TOK2VEC, **settings}})["m"]
+    model.get_ref("head").set_dim("nO", 8)
+    model.attrs["max_grid_length"] = 256
+    texts = ["IL-2 gene expression requires NF-kappa B activation in T cells .", "CD28 signals"]
+    docs = [nlp.make_doc(text) for text in texts]
+    model.initialize(X=docs)
+    grids, _ = model.predict(docs)
+    module = model.get_ref("head").layers[0].shims[0]._model
+    return module, [model.ops.to_numpy(grid) for grid in grids]
+
+
+# What CRENER.v1 built at seed 0 before CRENERPaper.v1 was split from it
+# (parameter count, sum of |weights|, sum of |logits| per doc).
+BUILT_BEFORE = {
+    "defaults": (389099, 19634.528561, [262.0747, 5.8964]),
+    "paper": (446573, 22296.220653, [694.5906, 16.8329]),
+}
+
+
+@pytest.mark.parametrize("name,settings", [("defaults", {}), ("paper", PAPER)])
+def test_crener_v1_builds_what_it_built(name, settings):
+    module, grids = _built("spacy-globalner.CRENER.v1", **settings)
+    n_params, weight_sum, logit_sums = BUILT_BEFORE[name]
+    assert sum(p.numel() for p in module.parameters()) == n_params
+    weights = float(sum(p.detach().double().abs().sum() for p in module.parameters()))
+    assert weights == pytest.approx(weight_sum, rel=1e-6)
+    assert [float(numpy.abs(g).astype("float64").sum()) for g in grids] == pytest.approx(logit_sums, rel=1e-4)
+
+
+def test_paper_architecture_is_v1_with_every_paper_piece():
+    """CRENERPaper.v1 with its defaults computes what CRENER.v1 with the
+    paper's settings does: the same weights at the same seed, the same grids."""
+    module, grids = _built("spacy-globalner.CRENERPaper.v1")
+    expected_module, expected_grids = _built("spacy-globalner.CRENER.v1", **PAPER)
+    state, expected_state = module.state_dict(), expected_module.state_dict()
+    assert state.keys() == expected_state.keys()
+    for key in state:
+        assert torch.equal(state[key], expected_state[key]), key
+    for grid, expected in zip(grids, expected_grids):
+        numpy.testing.assert_array_equal(grid, expected)
+
+
+def test_paper_architecture_is_one_setting_from_the_factory():
+    """The factory's model block with another @architectures line (spaCy
+    replaces a block whose function changes, so the tok2vec comes along)."""
+    from spacy_globalner.pipeline.crener import DEFAULT_CRENER_MODEL_CONFIG
+
+    model = {**DEFAULT_CRENER_MODEL_CONFIG, "@architectures": "spacy-globalner.CRENERPaper.v1"}
+    nlp = spacy.blank("en")
+    crener = nlp.add_pipe("crener", config={"model": model})
+    crener.add_label("protein")
+    crener._init_model_shape()
+    settings = crener.model.get_ref("head").layers[0].shims[0]._model.settings
+    assert (settings.enhancement, settings.cln_bias_from, settings.parallel_dilations) == ("paper", "object", True)
+    assert (settings.transformer_depth, settings.attention_embedding_width) == (1, 4)
+    assert settings.predictor_input == "grid+tags"
