@@ -17,7 +17,7 @@ import numpy
 
 from ..spans import SpanArrays
 from .tags import N_LINK_TAGS, NNC, PNC
-from .windows import merge_windows
+from .windows import WindowMerger
 
 
 def decode_grid(
@@ -140,8 +140,9 @@ def decode_windows(
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
         doc, in doc offsets; and how many each doc had before the cap.
     """
-    found = [
-        decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds)
-        for grid in grids
-    ]
-    return merge_windows(windows, found, n_docs, max_candidates)
+    # One window at a time, so that a doc holds its best spans so far, not
+    # every span of every window (an untrained model closes most cells).
+    merger = WindowMerger(windows, n_docs, max_candidates)
+    for grid in grids:
+        merger.add(decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds))
+    return merger.result()

@@ -32,7 +32,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..spans import SpanArrays, split_by_doc
+from ..spans import SpanArrays
 
 DOC, START, END, CORE_START, CORE_END = range(5)
 
@@ -120,47 +120,118 @@ def merge_windows(
     found (Sequence[SpanArrays]): Spans of each window, in window offsets.
     n_docs (int): Number of docs in the batch.
     max_candidates (Optional[int]): The most spans one doc may yield: where
-        it has more, the highest-scoring are kept (ties: the earlier ones).
-        None or 0: no bound.
+        it has more, the highest-scoring are kept (among equal scores, the
+        first in (start, end, label) order). None or 0: no bound.
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): Spans of each doc,
         ordered by (start, end, label); and the int64 (n_docs,) number of
         spans each doc had before the cap.
     """
-    if not len(found):
-        return [SpanArrays.empty() for _ in range(n_docs)], numpy.zeros((n_docs,), dtype="int64")
-    counts = numpy.asarray([len(spans) for spans in found], dtype="int64")
-    window_of_span = numpy.repeat(numpy.arange(len(found)), counts)
-    rows = windows[window_of_span]
-    starts = numpy.concatenate([spans.starts for spans in found]).astype("int64") + rows[:, START]
-    ends = numpy.concatenate([spans.ends for spans in found]).astype("int64") + rows[:, START]
-    label_ids = numpy.concatenate([spans.label_ids for spans in found]).astype("int64")
-    scores = numpy.concatenate([spans.scores for spans in found]).astype("float32")
-    doc_ids = rows[:, DOC]
-    at_cut = _touches_cut_edge(rows, starts, ends)
-    if at_cut.any():
-        # Drop those only where another window holds them whole.
-        at_cut[at_cut] = _held_whole(windows, doc_ids[at_cut], starts[at_cut], ends[at_cut])
-    order = numpy.lexsort((-scores, label_ids, ends, starts, doc_ids))
-    order = order[~at_cut[order]]
-    key = numpy.stack([doc_ids, starts, ends, label_ids], axis=1)[order]
-    first = numpy.ones(len(order), dtype=bool)
-    first[1:] = (key[1:] != key[:-1]).any(axis=1)
-    order = order[first]
-    counts = numpy.bincount(doc_ids[order], minlength=n_docs).astype("int64")
-    if max_candidates and counts.max(initial=0) > max_candidates:
-        order = order[_top_per_doc(doc_ids[order], scores[order], counts, max_candidates)]
-    spans = split_by_doc(doc_ids[order], n_docs, starts[order], ends[order], label_ids[order], scores[order])
-    return spans, counts
+    merger = WindowMerger(windows, n_docs, max_candidates)
+    for spans in found:
+        merger.add(spans)
+    return merger.result()
 
 
-def _top_per_doc(doc_ids: numpy.ndarray, scores: numpy.ndarray, counts: numpy.ndarray, k: int) -> numpy.ndarray:
-    """Bool per entry (sorted by doc): is it among its doc's k highest scores?
-    Among equal scores the earlier entries win; the entries keep their order."""
-    by_score = numpy.lexsort((numpy.arange(len(scores)), -scores, doc_ids))
-    rank = numpy.arange(len(scores)) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
-    keep = numpy.zeros(len(scores), dtype=bool)
-    keep[by_score[rank < k]] = True
-    return keep
+class WindowMerger:
+    """merge_windows one window at a time, so that a caller can decode a
+    window, hand over its spans and free them: with max_candidates, a doc
+    holds at most 2 * max_candidates spans at any time, however many its
+    windows find (a doc's top k is the top k of its windows' top k, once
+    duplicates keep their best score).
+
+    windows (numpy.ndarray): The plan; `add` takes its windows in order.
+    n_docs (int): Number of docs in the batch.
+    max_candidates (Optional[int]): See merge_windows.
+    """
+
+    def __init__(self, windows: numpy.ndarray, n_docs: int, max_candidates: Optional[int] = None) -> None:
+        self.windows = windows
+        self.n_docs = n_docs
+        self.max_candidates = max_candidates or None
+        self.counts = numpy.zeros((n_docs,), dtype="int64")
+        self.parts: List[List[tuple]] = [[] for _ in range(n_docs)]
+        self.held = numpy.zeros((n_docs,), dtype="int64")
+        self.next_window = 0
+        # Spans of the previous window inside the next one: the only place
+        # where a span can be found twice (neighbours overlap, no three do).
+        self.shared: Optional[tuple] = None
+
+    def add(self, spans: SpanArrays) -> None:
+        """The spans of the next window of the plan, in window offsets."""
+        index = self.next_window
+        self.next_window += 1
+        row = self.windows[index]
+        doc = int(row[DOC])
+        starts = numpy.asarray(spans.starts, dtype="int64") + row[START]
+        ends = numpy.asarray(spans.ends, dtype="int64") + row[START]
+        label_ids = numpy.asarray(spans.label_ids, dtype="int64")
+        scores = numpy.asarray(spans.scores, dtype="float32")
+        at_cut = _touches_cut_edge(row[None, :], starts, ends)
+        if at_cut.any():
+            # Drop those only where another window holds them whole.
+            at_cut[at_cut] = _held_whole(self.windows, numpy.full(int(at_cut.sum()), doc), starts[at_cut], ends[at_cut])
+            keep = ~at_cut
+            starts, ends, label_ids, scores = starts[keep], ends[keep], label_ids[keep], scores[keep]
+        starts, ends, label_ids, scores = _best(starts, ends, label_ids, scores, None)
+        n_repeated = 0
+        if self.shared is not None and self.shared[0] == doc and len(starts):
+            _, shared_starts, shared_ends, shared_labels = self.shared
+            width = int(max(ends.max(), shared_ends.max(initial=0))) + 1
+            n_labels = int(max(label_ids.max(), shared_labels.max(initial=0))) + 1
+            n_repeated = int(numpy.isin(
+                _keys(starts, ends, label_ids, width, n_labels),
+                _keys(shared_starts, shared_ends, shared_labels, width, n_labels),
+            ).sum())
+        self.counts[doc] += len(starts) - n_repeated
+        following = self.windows[index + 1] if index + 1 < len(self.windows) else None
+        if following is not None and int(following[DOC]) == doc:
+            inside = starts >= following[START]
+            self.shared = (doc, starts[inside], ends[inside], label_ids[inside])
+        else:
+            self.shared = None
+        if len(starts):
+            self.parts[doc].append((starts, ends, label_ids, scores))
+            self.held[doc] += len(starts)
+            if self.max_candidates is not None and self.held[doc] > 2 * self.max_candidates:
+                self._prune(doc)
+
+    def _prune(self, doc: int) -> None:
+        best = _best(*(numpy.concatenate(column) for column in zip(*self.parts[doc])), self.max_candidates)
+        self.parts[doc] = [best]
+        self.held[doc] = len(best[0])
+
+    def result(self) -> Tuple[List[SpanArrays], numpy.ndarray]:
+        """RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): See merge_windows."""
+        merged = []
+        for doc in range(self.n_docs):
+            if not self.parts[doc]:
+                merged.append(SpanArrays.empty())
+                continue
+            starts, ends, label_ids, scores = _best(
+                *(numpy.concatenate(column) for column in zip(*self.parts[doc])), self.max_candidates
+            )
+            order = numpy.lexsort((label_ids, ends, starts))
+            merged.append(SpanArrays(starts[order], ends[order], label_ids[order], scores[order]))
+        return merged, self.counts
+
+
+def _keys(starts, ends, label_ids, width: int, n_labels: int) -> numpy.ndarray:
+    """One int64 per (start, end, label) of a doc, for offsets below `width`."""
+    return (starts * width + ends) * n_labels + label_ids
+
+
+def _best(starts, ends, label_ids, scores, k: Optional[int]):
+    """Each (start, end, label) once with its best score; then, with k, the k
+    highest-scoring (ties: the first in (start, end, label) order)."""
+    order = numpy.lexsort((-scores, label_ids, ends, starts))
+    starts, ends, label_ids, scores = starts[order], ends[order], label_ids[order], scores[order]
+    first = numpy.ones(len(starts), dtype=bool)
+    first[1:] = (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]) | (label_ids[1:] != label_ids[:-1])
+    starts, ends, label_ids, scores = starts[first], ends[first], label_ids[first], scores[first]
+    if k is not None and len(starts) > k:
+        top = numpy.lexsort((label_ids, ends, starts, -scores))[:k]
+        starts, ends, label_ids, scores = starts[top], ends[top], label_ids[top], scores[top]
+    return starts, ends, label_ids, scores
 
 
 def _touches_cut_edge(rows: numpy.ndarray, starts: numpy.ndarray, ends: numpy.ndarray) -> numpy.ndarray:

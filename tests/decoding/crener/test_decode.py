@@ -185,3 +185,55 @@ def test_merge_caps_each_doc_at_its_best_spans():
     for no_bound in (None, 0):
         (doc0, _), counts = merge_windows(windows, found, 2, max_candidates=no_bound)
         assert len(doc0) == 4 and counts.tolist() == [4, 1]
+
+
+def _reference_merge(windows, found, k):
+    """merge_windows written out span by span: shift, drop a span at a cut edge
+    where another window holds it away from its cut edges, best score per
+    span, then the k best by (-score, start, end, label)."""
+    def at_cut(row, start, end):
+        return (row[3] > row[1] and start == row[1]) or (row[4] < row[2] and end == row[2])
+
+    best, counts = {}, {}
+    for row, spans in zip(windows.tolist(), found):
+        for s, e, label, score in zip(spans.starts, spans.ends, spans.label_ids, spans.scores):
+            start, end = int(s) + row[1], int(e) + row[1]
+            if at_cut(row, start, end) and any(
+                other[0] == row[0] and other[1] <= start and end <= other[2] and not at_cut(other, start, end)
+                for other in windows.tolist()
+            ):
+                continue
+            key = (row[0], start, end, int(label))
+            best[key] = max(best.get(key, -1.0), float(score))
+    for doc, *_ in best:
+        counts[doc] = counts.get(doc, 0) + 1
+    kept = sorted(best, key=lambda key: (key[0], -best[key], key[1:]))
+    if k:
+        kept = [key for key in kept if sum(1 for o in kept[: kept.index(key)] if o[0] == key[0]) < k]
+    return sorted((key, round(best[key], 6)) for key in kept), counts
+
+
+@pytest.mark.parametrize("max_candidates", [None, 7, 40])
+def test_merge_equals_the_span_by_span_reference(max_candidates):
+    rng = numpy.random.RandomState(max_candidates or 0)
+    windows = plan_windows([90, 20, 70], [None, None, numpy.asarray([0, 30, 40])], 24)
+    found = []
+    for _, start, end, _, _ in windows.tolist():
+        n = rng.randint(0, 30)
+        starts = rng.randint(0, end - start, n)
+        ends = numpy.minimum(starts + rng.randint(1, 6, n), end - start)
+        scores = rng.choice([0.3, 0.5, 0.6, 0.9], n).astype("float32")  # ties across windows
+        found.append(SpanArrays(starts, ends, rng.randint(0, 2, n), scores))
+    merged, counts = merge_windows(windows, found, 3, max_candidates=max_candidates)
+    expected, expected_counts = _reference_merge(windows, found, max_candidates)
+    got = sorted(
+        ((doc, int(s), int(e), int(label)), round(float(score), 6))
+        for doc, spans in enumerate(merged)
+        for s, e, label, score in zip(spans.starts, spans.ends, spans.label_ids, spans.scores)
+    )
+    assert got == expected
+    assert counts.tolist() == [expected_counts.get(doc, 0) for doc in range(3)]
+    for spans in merged:
+        assert list(zip(spans.starts, spans.ends, spans.label_ids)) == sorted(
+            zip(spans.starts, spans.ends, spans.label_ids)
+        )
