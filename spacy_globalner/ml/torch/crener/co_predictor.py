@@ -39,7 +39,12 @@ class CoPredictor(nn.Module):
         )
 
     def forward(
-        self, tokens: torch.Tensor, grid: torch.Tensor, first_layer: Optional[LinearWeights] = None
+        self,
+        tokens: torch.Tensor,
+        grid: torch.Tensor,
+        first_layer: Optional[LinearWeights] = None,
+        rows: Optional[torch.Tensor] = None,
+        columns: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """tokens (torch.Tensor): (batch, n, token_width).
         grid (torch.Tensor): (batch, n, n, grid_width), or the features that
@@ -47,10 +52,18 @@ class CoPredictor(nn.Module):
         first_layer (Optional[Tuple[torch.Tensor, torch.Tensor]]): Weight and
             bias that replace the grid MLP's first linear layer (from
             fold_tag_projection); None uses the layer itself.
+        rows, columns (Optional[torch.Tensor]): (batch, n, grid_width) biases
+            of each row and each column of the grid (the relation
+            enhancement's): the MLP reads grid + rows[:, :, None] +
+            columns[:, None], its first layer each part apart, so that sum
+            is never materialised. None (both) for none.
         RETURNS (torch.Tensor): (batch, n, n, n_out).
         """
         first, *rest = self.grid_mlp
-        hidden = first(grid) if first_layer is None else F.linear(grid, *first_layer)
+        weight, bias = (first.weight, first.bias) if first_layer is None else first_layer
+        hidden = F.linear(grid, weight, bias)
+        if rows is not None:
+            hidden = hidden + F.linear(rows, weight)[:, :, None, :] + F.linear(columns, weight)[:, None, :, :]
         for layer in rest:
             hidden = layer(hidden)
         return self.biaffine(self.subject(tokens), self.object(tokens)) + hidden

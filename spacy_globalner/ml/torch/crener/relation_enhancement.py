@@ -1,5 +1,5 @@
 """Relation enhancement: token features read off the grid, refined, and fed back."""
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -49,7 +49,35 @@ class RelationEnhancement(nn.Module):
         token_mask (torch.Tensor): Bool (batch, n), True for real tokens.
         RETURNS (torch.Tensor): The enhanced grid, (batch, n, n, grid_width).
         """
+        rows, columns = self.biases(grid, tokens, cell_mask, token_mask)
+        return grid + rows[:, :, None, :] + columns[:, None, :, :]
+
+    def biases(
+        self,
+        grid: torch.Tensor,
+        tokens: torch.Tensor,
+        cell_mask: torch.Tensor,
+        token_mask: torch.Tensor,
+        rows: Optional[torch.Tensor] = None,
+        columns: Optional[torch.Tensor] = None,
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
+        """The round as row and column biases of the grid, so that the
+        enhanced grid (forward's output) need not be materialised: forward
+        is grid + rows[:, :, None] + columns[:, None]. Every reader of the
+        enhanced grid starts with a linear layer, which reads the three parts
+        apart (CoPredictor.forward) at a fraction of the grid's width.
+
+        grid, tokens, cell_mask, token_mask: as forward's.
+        rows, columns (Optional[torch.Tensor]): (batch, n, grid_width), the
+            biases of the rounds before, which the grid this round reads
+            carries; None for the first round.
+        RETURNS (Tuple[torch.Tensor, torch.Tensor]): The biases with this
+            round's added, (batch, n, grid_width) each.
+        """
         tags = self.to_tags(grid)
+        if rows is not None:
+            weight = self.to_tags.weight
+            tags = tags + F.linear(rows, weight)[:, :, None, :] + F.linear(columns, weight)[:, None, :, :]
         tags = tags.masked_fill(~cell_mask[..., None], torch.finfo(tags.dtype).min)
         pooled = torch.cat((tags.amax(dim=2), tags.amax(dim=1)), dim=-1)
         pooled = pooled.masked_fill(~token_mask[..., None], 0.0)
@@ -59,9 +87,10 @@ class RelationEnhancement(nn.Module):
         features = self.self_norm(features + F.gelu(attended))
         attended, _ = self.cross_attention(features, tokens, tokens, key_padding_mask=padding, need_weights=False)
         features = self.cross_norm(features + F.gelu(attended))
-        rows = self.to_rows(features)[:, :, None, :]
-        columns = self.to_columns(features)[:, None, :, :]
-        return grid + rows + columns
+        new_rows, new_columns = self.to_rows(features), self.to_columns(features)
+        if rows is None:
+            return new_rows, new_columns
+        return rows + new_rows, columns + new_columns
 
 
 class TagProjection(nn.Module):

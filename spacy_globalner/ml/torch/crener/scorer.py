@@ -134,21 +134,24 @@ class CRENERScorer(nn.Module):
             embeddings.append(self.attention_embedding(tokens, token_mask))
         subjects, objects = self.subject(tokens), self.object(tokens)
         grid = self._convolve(subjects, objects, embeddings, cell_mask)
+        rows = columns = None
         if self.paper_enhancement:
             first_subjects, first_objects = subjects, objects
             for enhancement in self.enhancements:
                 subjects, objects = enhancement(self.tags(grid), first_subjects, first_objects, cell_mask, token_mask)
                 grid = self._convolve(subjects, objects, embeddings, cell_mask)
         else:
+            # The pooled enhancement's grid, grid + rows[:, :, None] + columns[:, None],
+            # stays in its three parts: the co-predictor reads them apart.
             for enhancement in self.enhancements:
-                grid = enhancement(grid, tokens, cell_mask, token_mask)
+                rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns)
         first_layer = None
         if self.settings.predictor_input != "grid":
             # The MLP reads TF(grid) (beside the grid): folded into its first
             # layer, as TF is linear in the grid.
             grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
             first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
-        scores = self.predictor(tokens, grid, first_layer)
+        scores = self.predictor(tokens, grid, first_layer, rows, columns)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores

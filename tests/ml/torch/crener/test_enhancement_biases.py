@@ -1,0 +1,89 @@
+"""The pooled relation enhancement kept as row and column biases computes
+what the materialised enhanced grid did: the scorer's output and every
+gradient against the old formula (grid + rows + columns, then the
+co-predictor), in fp64, on random inputs and weights."""
+import pytest
+import torch
+
+from spacy_globalner.ml.models.crener import crener_settings
+from spacy_globalner.ml.torch.crener.co_predictor import fold_tag_projection
+from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
+from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
+
+TINY = dict(
+    token_width=8,
+    context_depth=1,
+    grid_width=6,
+    distance_width=3,
+    region_width=2,
+    conv_width=4,
+    dilations=(1, 2),
+    attention_heads=2,
+    biaffine_width=4,
+    predictor_width=5,
+    dropout=0.0,
+)
+
+
+def materialised_forward(scorer: CRENERScorer, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """CRENERScorer.forward as it was before the biases: each pooled round
+    returns the enhanced grid, which the next round and the co-predictor read."""
+    n = X.shape[1]
+    token_mask = torch.arange(n)[None, :] < lengths[:, None]
+    cell_mask = token_mask[:, :, None] & token_mask[:, None, :]
+    tokens = scorer.context(scorer.input(X), lengths)
+    embeddings = [scorer.position(n, X.device)[None]]
+    grid = scorer._convolve(scorer.subject(tokens), scorer.object(tokens), embeddings, cell_mask)
+    for enhancement in scorer.enhancements:
+        grid = enhancement(grid, tokens, cell_mask, token_mask)
+    first_layer = None
+    if scorer.settings.predictor_input != "grid":
+        grid_width = scorer.convolutions.width if scorer.settings.predictor_input == "grid+tags" else 0
+        first_layer = fold_tag_projection(scorer.predictor.grid_mlp[0], scorer.tags, grid_width)
+    return scorer.predictor(tokens, grid, first_layer)
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+@pytest.mark.parametrize("predictor_input", ["grid", "grid+tags", "tags"])
+def test_biases_give_the_materialised_grid_values_and_gradients(rounds, predictor_input):
+    torch.manual_seed(rounds)
+    settings = crener_settings(**TINY, enhancement_rounds=rounds, predictor_input=predictor_input)
+    scorer = CRENERScorer(5, settings).double()
+    X = torch.randn(3, 7, 5, dtype=torch.float64, requires_grad=True)
+    lengths = torch.tensor([7, 4, 1])
+    scorer(X, lengths)  # materialises the lazy input projection
+    with torch.no_grad():
+        # Non-zero CLN generators and biases everywhere, so no part is trivially 0.
+        for parameter in scorer.parameters():
+            parameter.add_(0.3 * torch.randn_like(parameter))
+    new = scorer(X, lengths)
+    old = materialised_forward(scorer, X, lengths)
+    inside = (torch.arange(7)[None, :] < lengths[:, None]).double()
+    inside = inside[:, :, None, None] * inside[:, None, :, None]
+    assert torch.allclose(new * inside, old * inside, atol=1e-12)
+    weights = torch.randn(new.shape, dtype=torch.float64) * inside
+    tensors = [X, *scorer.parameters()]
+    new_grads = torch.autograd.grad((new * weights).sum(), tensors, allow_unused=True)
+    old_grads = torch.autograd.grad((old * weights).sum(), tensors, allow_unused=True)
+    checked = 0
+    for (name, _), a, b in zip([("X", X), *scorer.named_parameters()], new_grads, old_grads):
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert torch.allclose(a, b, atol=1e-10), name
+            checked += a.abs().sum() > 0
+    assert checked > 30
+
+
+def test_forward_is_the_grid_plus_its_biases():
+    torch.manual_seed(0)
+    enhancement = RelationEnhancement(grid_width=6, token_width=8, tag_width=5, heads=2).double().eval()
+    token_mask = torch.arange(5)[None, :] < torch.tensor([5, 3])[:, None]
+    cell_mask = token_mask[:, :, None] & token_mask[:, None, :]
+    grid, tokens = torch.randn(2, 5, 5, 6, dtype=torch.float64), torch.randn(2, 5, 8, dtype=torch.float64)
+    rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask)
+    once = enhancement(grid, tokens, cell_mask, token_mask)
+    assert torch.allclose(once, grid + rows[:, :, None] + columns[:, None], atol=1e-12)
+    # A second round on top of the first reads the enhanced grid.
+    twice = enhancement(once, tokens, cell_mask, token_mask)
+    rows2, columns2 = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns)
+    assert torch.allclose(twice, grid + rows2[:, :, None] + columns2[:, None], atol=1e-12)
