@@ -52,9 +52,9 @@ MIN_GRID_LENGTH = 8
 # The most spans one doc may yield (highest scores kept), as global_pointer's.
 # On one 20,000-token GENIA doc without sentence boundaries, configs/crener.cfg
 # after 300 updates predicts 1,177 spans (2,523 at threshold 0.0); an
-# untrained crener (the factory's
-# defaults) closes 3,476,109, a peak of +2,248 MiB over the loaded pipeline,
-# +727 MiB with this cap, against +576 MiB for the trained one.
+# untrained crener (the factory's defaults) closes 3,476,109, a peak of
+# +2,248 MiB over the loaded pipeline, +727 MiB with this cap, against
+# +576 MiB for the trained one.
 DEFAULT_MAX_CANDIDATES = 20000
 
 
