@@ -43,11 +43,43 @@ class DilatedConvolutions(nn.Module):
         x = grid
         outputs = []
         for convolution in self.convolutions:
-            # Channels-last all the way: on CPU, depthwise convolution (and
-            # above all its backward) is an order of magnitude slower on
-            # NCHW-contiguous input.
             source = grid if self.parallel else x
-            y = convolution(source.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
-            x = F.gelu(y.permute(0, 2, 3, 1)) * inside
+            x = F.gelu(depthwise_convolution(convolution, source)) * inside
             outputs.append(x)
         return torch.cat(outputs, dim=-1)
+
+
+def depthwise_convolution(convolution: nn.Conv2d, grid: torch.Tensor) -> torch.Tensor:
+    """A depthwise 3 x 3 convolution (padding = dilation) over a channels-last
+    grid (batch, n, n, width), returning the same shape.
+
+    Channels-last all the way: on CPU, depthwise convolution (and above all
+    its backward) is an order of magnitude slower on NCHW-contiguous input.
+    While autograd records on CPU, a dilation d > 1 runs as its d x d phases:
+    the grid's cells (i, j) with i mod d = r and j mod d = s form a grid of
+    their own, on which the dilated filter is an undilated one (padding 1).
+    The phases are convolved as one batch and put back: the same products
+    and sums, so the same function, but torch's CPU backward of a dilated
+    depthwise convolution takes 2-4 times longer than the undilated one on
+    the phases (project/probes/crener_speed_ab.py, lever `phases`). Without
+    autograd the dilated convolution runs as it is: its forward is the
+    faster of the two.
+
+    convolution (nn.Conv2d): Depthwise (groups = channels), 3 x 3, stride 1,
+        padding equal to its dilation.
+    grid (torch.Tensor): (batch, n, n, width), channels last.
+    RETURNS (torch.Tensor): (batch, n, n, width).
+    """
+    d = convolution.dilation[0]
+    training = torch.is_grad_enabled() and (grid.requires_grad or convolution.weight.requires_grad)
+    if d == 1 or not training or grid.device.type != "cpu":
+        y = convolution(grid.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
+        return y.permute(0, 2, 3, 1)
+    batch, n, _, width = grid.shape
+    m = -(-n // d)  # rows (and columns) of each phase
+    if m * d != n:
+        grid = F.pad(grid, (0, 0, 0, m * d - n, 0, m * d - n))
+    phases = grid.reshape(batch, m, d, m, d, width).permute(0, 2, 4, 1, 3, 5).reshape(batch * d * d, m, m, width)
+    y = F.conv2d(phases.permute(0, 3, 1, 2), convolution.weight, convolution.bias, padding=1, groups=convolution.groups)
+    y = y.permute(0, 2, 3, 1).reshape(batch, d, d, m, m, width).permute(0, 3, 1, 4, 2, 5)
+    return y.reshape(batch, m * d, m * d, width)[:, :n, :n]
