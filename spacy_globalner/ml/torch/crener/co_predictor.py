@@ -45,6 +45,7 @@ class CoPredictor(nn.Module):
         first_layer: Optional[LinearWeights] = None,
         rows: Optional[torch.Tensor] = None,
         columns: Optional[torch.Tensor] = None,
+        hidden: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """tokens (torch.Tensor): (batch, n, token_width).
         grid (torch.Tensor): (batch, n, n, grid_width), or the features that
@@ -57,16 +58,27 @@ class CoPredictor(nn.Module):
             enhancement's): the MLP reads grid + rows[:, :, None] +
             columns[:, None], its first layer each part apart, so that sum
             is never materialised. None (both) for none.
+        hidden (Optional[torch.Tensor]): The first layer's output on the grid
+            (without rows and columns), (batch, n, n, hidden_width), where the
+            caller computed it (in one product with other linear maps of the
+            grid); the grid is then not read.
         RETURNS (torch.Tensor): (batch, n, n, n_out).
         """
         first, *rest = self.grid_mlp
-        weight, bias = (first.weight, first.bias) if first_layer is None else first_layer
-        hidden = F.linear(grid, weight, bias)
+        weight, bias = self.first_layer(first_layer)
+        if hidden is None:
+            hidden = F.linear(grid, weight, bias)
         if rows is not None:
             hidden = hidden + F.linear(rows, weight)[:, :, None, :] + F.linear(columns, weight)[:, None, :, :]
         for layer in rest:
             hidden = layer(hidden)
         return self.biaffine(self.subject(tokens), self.object(tokens)) + hidden
+
+    def first_layer(self, first_layer: Optional[LinearWeights] = None) -> LinearWeights:
+        """Weight and bias of the grid MLP's first linear layer: its own, or
+        first_layer where given (see forward)."""
+        first = self.grid_mlp[0]
+        return (first.weight, first.bias) if first_layer is None else first_layer
 
 
 def fold_tag_projection(first: nn.Linear, tags: nn.Module, grid_width: int) -> LinearWeights:

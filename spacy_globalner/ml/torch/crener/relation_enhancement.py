@@ -60,6 +60,7 @@ class RelationEnhancement(nn.Module):
         token_mask: torch.Tensor,
         rows: Optional[torch.Tensor] = None,
         columns: Optional[torch.Tensor] = None,
+        tags: Optional[torch.Tensor] = None,
     ) -> Tuple[torch.Tensor, torch.Tensor]:
         """The round as row and column biases of the grid, so that the
         enhanced grid (forward's output) need not be materialised: forward
@@ -71,10 +72,14 @@ class RelationEnhancement(nn.Module):
         rows, columns (Optional[torch.Tensor]): (batch, n, grid_width), the
             biases of the rounds before, which the grid this round reads
             carries; None for the first round.
+        tags (Optional[torch.Tensor]): self.to_tags(grid), (batch, n, n,
+            tag_width), where the caller computed it (in one product with
+            other linear maps of the grid).
         RETURNS (Tuple[torch.Tensor, torch.Tensor]): The biases with this
             round's added, (batch, n, grid_width) each.
         """
-        tags = self.to_tags(grid)
+        if tags is None:
+            tags = self.to_tags(grid)
         if rows is not None:
             weight = self.to_tags.weight
             tags = tags + F.linear(rows, weight)[:, :, None, :] + F.linear(columns, weight)[:, None, :, :]

@@ -22,6 +22,7 @@ import warnings
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .adapted_transformer import AdaptedTransformer
 from .attention_embedding import AttentionEmbedding
@@ -134,27 +135,45 @@ class CRENERScorer(nn.Module):
             embeddings.append(self.attention_embedding(tokens, token_mask))
         subjects, objects = self.subject(tokens), self.object(tokens)
         grid = self._convolve(subjects, objects, embeddings, cell_mask)
-        rows = columns = None
         if self.paper_enhancement:
             first_subjects, first_objects = subjects, objects
             for enhancement in self.enhancements:
                 subjects, objects = enhancement(self.tags(grid), first_subjects, first_objects, cell_mask, token_mask)
                 grid = self._convolve(subjects, objects, embeddings, cell_mask)
-        else:
-            # The pooled enhancement's grid, grid + rows[:, :, None] + columns[:, None],
-            # stays in its three parts: the co-predictor reads them apart.
-            for enhancement in self.enhancements:
-                rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns)
         first_layer = None
         if self.settings.predictor_input != "grid":
             # The MLP reads TF(grid) (beside the grid): folded into its first
             # layer, as TF is linear in the grid.
             grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
             first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
-        scores = self.predictor(tokens, grid, first_layer, rows, columns)
+        rows = columns = hidden = None
+        if not self.paper_enhancement and self.enhancements:
+            # The pooled enhancement's grid, grid + rows[:, :, None] + columns[:, None],
+            # stays in its three parts: the co-predictor reads them apart. In
+            # training the MLP's first layer and every round's tag projection
+            # read the convolved grid in one product (one pass over the grid
+            # and its gradient instead of one per layer); in prediction, where
+            # the split product's strided parts cost more than they save, each
+            # reads it alone.
+            round_tags = [None] * len(self.enhancements)
+            if torch.is_grad_enabled():
+                hidden, *round_tags = self._grid_products(grid, first_layer)
+            for enhancement, tags in zip(self.enhancements, round_tags):
+                rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns, tags)
+        scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
+
+    def _grid_products(self, grid, first_layer):
+        """The co-predictor's first layer (first_layer, or its own) and the
+        pooled rounds' tag projections applied to the grid as one linear
+        map, its output split back into theirs: (hidden, tags of round 1, ...)."""
+        layers = [self.predictor.first_layer(first_layer)]
+        layers += [(e.to_tags.weight, e.to_tags.bias) for e in self.enhancements]
+        weight = torch.cat([w for w, _ in layers])
+        bias = torch.cat([b for _, b in layers])
+        return F.linear(grid, weight, bias).split([w.shape[0] for w, _ in layers], dim=-1)
 
     def _convolve(self, subjects, objects, embeddings, cell_mask) -> torch.Tensor:
         """The convolution module: CLN grid of (subjects, objects), joined by

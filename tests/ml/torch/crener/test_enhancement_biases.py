@@ -1,7 +1,8 @@
-"""The pooled relation enhancement kept as row and column biases computes
-what the materialised enhanced grid did: the scorer's output and every
-gradient against the old formula (grid + rows + columns, then the
-co-predictor), in fp64, on random inputs and weights."""
+"""The pooled relation enhancement kept as row and column biases (and, in
+training, read with the co-predictor's first layer in one product) computes
+what the materialised enhanced grid did: the scorer's output, in training
+and in prediction, and every gradient against the old formula (grid + rows +
+columns, then the co-predictor), in fp64, on random inputs and weights."""
 import pytest
 import torch
 
@@ -61,6 +62,9 @@ def test_biases_give_the_materialised_grid_values_and_gradients(rounds, predicto
     inside = (torch.arange(7)[None, :] < lengths[:, None]).double()
     inside = inside[:, :, None, None] * inside[:, None, :, None]
     assert torch.allclose(new * inside, old * inside, atol=1e-12)
+    with torch.no_grad():  # prediction: each linear layer reads the grid alone
+        predicted = scorer(X, lengths)
+    assert torch.allclose(predicted * inside, old * inside, atol=1e-12)
     weights = torch.randn(new.shape, dtype=torch.float64) * inside
     tensors = [X, *scorer.parameters()]
     new_grads = torch.autograd.grad((new * weights).sum(), tensors, allow_unused=True)
