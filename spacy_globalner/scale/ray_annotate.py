@@ -20,6 +20,7 @@ from spacy import util
 from spacy.language import Language
 
 from ..errors import Errors
+from .reader import read_lines
 from .records import PathLike, doc_to_record, write_jsonl
 
 Model = Union[str, Path, Language]
@@ -119,7 +120,8 @@ def ray_annotate(
     model (Union[str, Path, Language]): A pipeline package name or path, loaded
         by each worker, or a loaded pipeline, serialized once and shipped.
     input_path (Union[str, Path]): A .jsonl file with "text" (and optional "id")
-        fields, or a plain text file with one document per line.
+        fields, or a plain text file with one document per line. It is read once
+        on the driver first: a malformed line raises its error (see reader.py).
     output_path (Union[str, Path]): A .jsonl file, written in corpus order through
         the driver with the same writer as the nlp.pipe path; or, for "parquet",
         a folder that the workers write in parallel (rows in no set order: use "id").
@@ -149,8 +151,11 @@ def ray_annotate(
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(Errors.E403.format(name="batch_size", value=batch_size))
     input_path = Path(input_path)
-    if not input_path.is_file():
-        raise ValueError(Errors.E400.format(path=input_path))
+    # Ray's readers stop at a malformed line with a traceback that names neither
+    # the line nor its number: one pass here reports it as the local job does.
+    for line in read_lines(input_path):
+        if line.error is not None:
+            raise ValueError(line.error)
     if not ray.is_initialized():
         init_args: Dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False}
         if address is None:

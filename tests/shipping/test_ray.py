@@ -107,3 +107,11 @@ def test_killed_ray_worker_loses_and_repeats_nothing(local_ray, tmp_path):
     assert [r["id"] for r in got] == [f"d{i}" for i in range(N_KILL_DOCS)]
     expected = list(annotate(spacy.load(model), read_texts(corpus)))
     records_equal(got, expected)
+
+
+def test_ray_annotate_reports_a_malformed_line_by_number(tmp_path):
+    """Ray's own reader fails on it with a traceback that names no line."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "IL-2"}\n{"text": "unterminated}\n{"text": "NF-kappa B"}\n', encoding="utf8")
+    with pytest.raises(ValueError, match=r"\[E501\] .*line 2:"):
+        ray_annotate("x", corpus, tmp_path / "out.jsonl")
