@@ -63,7 +63,7 @@ OVERRIDES = [
     ("global_pointer", "spans_key", "genia", spans_only_under("genia")),
     ("crener", "threshold", 1e4, no_spans),
     ("crener", "set_ents", False, spans_but_no_ents),
-    ("crener", "max_grid_length", 1, "differs"),  # one-token windows: other scores
+    ("crener", "max_grid_length", 8, "differs"),  # the smallest windows: other scores
     ("crener", "positive_weight", 2.0, None),
     ("crener", "spans_key", "genia", spans_only_under("genia")),
     ("lcrf_ner", "constrained", True, None),

@@ -50,6 +50,8 @@ BAD_SETTINGS = [
     (CRENER, "positive_weight", 0.0, "E206"),
     (CRENER, "positive_weight", -1.0, "E206"),
     (CRENER, "max_grid_length", 0, "E200"),
+    (CRENER, "max_grid_length", 7, "E230"),
+    (CRENER, "max_candidates", -1, "E232"),
     (CRENER, "set_ents", 1.0, "config"),
     (CRENER, "ents_filter", "longest", "config"),
     (CRENER, "scorer", 3, "config"),
