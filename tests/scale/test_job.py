@@ -123,3 +123,20 @@ def test_ray_rejects_resume_and_errors(tmp_path, option):
     result = CliRunner().invoke(globalner_cli, args)
     assert result.exit_code == 1
     assert "E507" in result.output and option[0] in result.output
+
+
+@pytest.mark.parametrize("name", ["lcrf_ner", "global_pointer"])
+def test_memory_zones_keep_the_records(tmp_path, name):
+    """Docs run in memory zones of 3 lines: strings freed after each zone must
+    not change what later zones predict or write."""
+    nlp = spacy.load(trained_dir(name))
+    texts = [f"Sample {i} : {text}" for i, text in enumerate(sample_texts(12))]
+    corpus = tmp_path / "corpus.jsonl"
+    srsly.write_jsonl(corpus, ({"id": f"d{i}", "text": t} for i, t in enumerate(texts)))
+    out = tmp_path / "out.jsonl"
+    annotate_file(nlp, corpus, out, zone_size=3, batch_size=2)
+    fresh = spacy.load(trained_dir(name))
+    expected = [doc_to_record(doc, doc_id=f"d{i}") for i, doc in enumerate(fresh.pipe(texts, batch_size=2))]
+    records_equal(read_records(out), expected)
+    # Strings met only inside the zones are gone from the vocab afterwards.
+    assert "Sample" in fresh.vocab.strings and "Sample" not in nlp.vocab.strings
