@@ -65,6 +65,15 @@ def read_lines(
     line_no = start_line
     end = start
     with path.open("rb") as file_:
+        if start > 0:
+            file_.seek(start - 1)
+            if file_.read(1) != b"\n":
+                # The line before `start` was the file's unterminated last line:
+                # the newline appended since ends it, not a new line.
+                ending = file_.read(2)
+                skip = 2 if ending == b"\r\n" else 1 if ending[:1] in (b"\n", b"\r") else 0
+                start += skip
+                end = start
         file_.seek(start)
         for raw in file_:
             line_no += 1

@@ -140,3 +140,17 @@ def test_memory_zones_keep_the_records(tmp_path, name):
     records_equal(read_records(out), expected)
     # Strings met only inside the zones are gone from the vocab afterwards.
     assert "Sample" in fresh.vocab.strings and "Sample" not in nlp.vocab.strings
+
+
+def test_resume_after_an_unterminated_last_line(nlp, tmp_path):
+    """A corpus whose last line had no newline, then grew: the newline that ends
+    that line is not an empty document."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"IL-2 mRNA\nNF-kappa B")
+    out = tmp_path / "out.jsonl"
+    annotate_file(nlp, corpus, out)
+    with corpus.open("ab") as file_:
+        file_.write(b"\r\nCD28\n")
+    summary = annotate_file(nlp, corpus, out, resume=True)
+    assert [r["text"] for r in read_records(out)] == ["IL-2 mRNA", "NF-kappa B", "CD28"]
+    assert summary["start_line"] == 2
