@@ -1,8 +1,9 @@
 """spacy globalner annotate MODEL INPUT OUTPUT [--ray ...]
 
-For plain local annotation `spacy apply` does the same job; this command adds
-the Ray Data path for scale-out and writes spans with their scores as records
-(see scale/records.py).
+Spans with their scores as JSON records (see scale/records.py), written by a
+batch job that streams in bounded memory, resumes after a crash and reports
+malformed lines by number (scale/job.py), or by Ray Data for scale-out
+(scale/ray_annotate.py). For .spacy output on one machine, `spacy apply`.
 """
 from pathlib import Path
 from typing import List, Optional
