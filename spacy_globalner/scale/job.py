@@ -181,7 +181,7 @@ def annotate_file(
     errors_path (Optional[Union[str, Path]]): Where malformed lines go; None: stop at the first.
     resume (bool): Continue from OUTPUT.progress if there is one (else start afresh).
     batch_size (int): Docs per nlp.pipe batch.
-    n_process (int): Processes for nlp.pipe.
+    n_process (int): Processes for nlp.pipe (-1: one per CPU).
     spans_keys (Optional[Sequence[str]]): The doc.spans keys to write (None: all).
     show_progress (bool): Show a progress bar with documents/s (only on a terminal).
     checkpoint_every (int): Lines between two saves of the progress.
@@ -196,7 +196,8 @@ def annotate_file(
     errors_path = None if errors_path is None else Path(errors_path)
     for name, value in (("batch_size", batch_size), ("n_process", n_process), ("zone_size", zone_size),
                         ("checkpoint_every", checkpoint_every)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        # n_process=-1 is nlp.pipe's "one process per CPU"
+        if not isinstance(value, int) or isinstance(value, bool) or (value < 1 and (name, value) != ("n_process", -1)):
             raise ValueError(Errors.E403.format(name=name, value=value))
     if not input_path.is_file():
         raise ValueError(Errors.E400.format(path=input_path))

@@ -154,3 +154,13 @@ def test_resume_after_an_unterminated_last_line(nlp, tmp_path):
     summary = annotate_file(nlp, corpus, out, resume=True)
     assert [r["text"] for r in read_records(out)] == ["IL-2 mRNA", "NF-kappa B", "CD28"]
     assert summary["start_line"] == 2
+
+
+def test_bad_options(nlp, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("IL-2\n", encoding="utf8")
+    for option in ({"batch_size": 0}, {"n_process": 0}, {"zone_size": -1}, {"checkpoint_every": 1.5}):
+        with pytest.raises(ValueError, match=rf"\[E403\] {list(option)[0]}"):
+            annotate_file(nlp, corpus, tmp_path / "out.jsonl", **option)
+    with pytest.raises(ValueError, match=r"\[E400\]"):
+        annotate_file(nlp, tmp_path / "missing.txt", tmp_path / "out.jsonl")
