@@ -4,6 +4,7 @@ quotes its output):
     python tests/scale/measure_annotate.py rss --docs 1000000
     python tests/scale/measure_annotate.py rss --docs 200000 --no-zones
     python tests/scale/measure_annotate.py speed --docs 100000
+    python tests/scale/measure_annotate.py overhead --docs 30000
 
 The pipeline is tests/helpers' small trained lcrf_ner (HashEmbedCNN width 32 +
 lcrf_ner, 8 updates on 20 GENIA sentences): the fastest real pipeline, so that a
@@ -172,6 +173,37 @@ def speed(docs: int = 100000, batch_size: int = 64):
                 "docs_per_second": round(docs / (total - startup)),
             }
         print(json.dumps(result))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@app.command()
+def overhead(docs: int = 30000, repeats: int = 2):
+    """docs/s of the job (annotate_file: progress saved every 1,000 lines with
+    fsync, memory zones) and of a bare nlp.pipe -> JSON lines loop over the same
+    corpus, in one process, alternating; the pipeline loaded once."""
+    import spacy
+    import torch
+
+    from spacy_globalner.scale import annotate, annotate_file, read_texts, write_jsonl
+
+    torch.set_num_threads(1)
+    folder = Path(tempfile.mkdtemp(prefix="measure-annotate-"))
+    try:
+        nlp = spacy.load(_pipeline(folder))
+        corpus = folder / "corpus.jsonl"
+        _corpus(corpus, docs)
+        runs = {
+            "annotate_file": lambda: annotate_file(nlp, corpus, folder / "job.jsonl"),
+            "nlp.pipe + write_jsonl": lambda: write_jsonl(folder / "bare.jsonl", annotate(nlp, read_texts(corpus))),
+        }
+        result = {name: [] for name in runs}
+        for _ in range(repeats):
+            for name, run in runs.items():
+                start = time.monotonic()
+                run()
+                result[name].append(round(docs / (time.monotonic() - start)))
+        print(json.dumps({"docs": docs, "docs_per_second": result}))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
