@@ -3,16 +3,22 @@ with --resume, as a user's batch job is: every input line ends up in the output
 exactly once, in input order, with the records an uninterrupted run writes.
 Also the progress bar: shown on a terminal with docs/s, hidden otherwise and
 with --no-progress."""
-import fcntl
 import os
-import pty
 import random
 import struct
 import subprocess
 import sys
-import termios
 import threading
 import time
+
+import pytest
+
+if sys.platform == "win32":
+    pytest.skip("SIGKILL and pseudo-terminals are POSIX", allow_module_level=True)
+
+import fcntl  # noqa: E402
+import pty  # noqa: E402
+import termios  # noqa: E402
 
 import spacy
 import srsly
