@@ -286,10 +286,6 @@ class Errors(metaclass=ErrorsWithCodes):
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
             "(pip install cupy-cuda12x) on a machine with an NVIDIA GPU.")
-    E600 = ("spacy-globalner.PackedBiLSTMEncoder.v1: width must be a positive even "
-            "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "
-            "Set [components.tok2vec.model.encode] width to an even number, e.g. 96, and "
-            "the embed width to the same.")
     # annotating corpora (spacy globalner annotate, scale/): E500-E519
     E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
             "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")
@@ -312,3 +308,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "there and go on.")
     E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
             "corpus itself. Annotate on one machine (without --ray) to use it.")
+    E600 = ("spacy-globalner.BiLSTMEncoder.v1: width must be a positive even "
+            "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "
+            "Set [components.tok2vec.model.encode] width to an even number, e.g. 96, and "
+            "the embed width to the same.")

@@ -1,5 +1,5 @@
 """Side by side in one process: spaCy's padded BiLSTM encoder against this
-package's packed one (same settings, same weights), on the token counts of GENIA sentences
+package's batch-independent one (same settings, same weights), on the token counts of GENIA sentences
 (random vectors: the encoders' cost does not depend on their values).
 
 Prints, for each encoder, tokens/s of prediction and of training
@@ -33,15 +33,15 @@ def main(
     vectors = [rng.normal(size=(length, width)).astype("float32") for length in lengths]
     n_tokens = sum(lengths)
     padded = registry.architectures.get("spacy.TorchBiLSTMEncoder.v1")(width=width, depth=1, dropout=0.0)
-    packed = registry.architectures.get("spacy-globalner.PackedBiLSTMEncoder.v1")(width=width, depth=1, dropout=0.0)
+    ours = registry.architectures.get("spacy-globalner.BiLSTMEncoder.v1")(width=width, depth=1, dropout=0.0)
     padded.initialize(X=vectors[:4])
-    packed.initialize(X=vectors[:4])
+    ours.initialize(X=vectors[:4])
     # Same weights in both: the padded encoder wraps torch.nn.LSTM itself, the
-    # packed one holds it as .lstm.
-    torch_modules = [[node.shims[0]._model for node in encoder.walk() if node.shims] for encoder in (padded, packed)]
+    # other holds it as .lstm.
+    torch_modules = [[node.shims[0]._model for node in encoder.walk() if node.shims] for encoder in (padded, ours)]
     torch_modules[1][0].lstm.load_state_dict(torch_modules[0][0].state_dict())
     batches = [vectors[i : i + batch_size] for i in range(0, len(vectors), batch_size)]
-    encoders = {"spacy.TorchBiLSTMEncoder.v1": padded, "spacy-globalner.PackedBiLSTMEncoder.v1": packed}
+    encoders = {"spacy.TorchBiLSTMEncoder.v1": padded, "spacy-globalner.BiLSTMEncoder.v1": ours}
     timings = {name: [[], []] for name in encoders}
     for _ in range(passes):
         for name, encoder in encoders.items():

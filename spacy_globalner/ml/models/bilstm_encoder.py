@@ -3,7 +3,8 @@ depend on the other docs of its batch.
 
 spaCy's `spacy.TorchBiLSTMEncoder.v1` runs torch's LSTM over the padded batch,
 so the backward direction of a short doc starts from padding. This encoder
-takes the same settings and packs the batch (ml/torch/packed_bilstm.py).
+takes the same settings and runs each direction so that no doc reads padding
+(ml/torch/bilstm.py).
 """
 from typing import Callable, List, Tuple
 
@@ -15,13 +16,13 @@ from thinc.types import Floats2d, Padded
 from ...errors import Errors
 from ...validation import check_dropout, check_int
 from ..layers.pytorch_wrapper import pytorch_wrapper
-from ..torch.packed_bilstm import PackedBiLSTM
+from ..torch.bilstm import BiLSTM
 
-ARCHITECTURE = "spacy-globalner.PackedBiLSTMEncoder.v1"
+ARCHITECTURE = "spacy-globalner.BiLSTMEncoder.v1"
 
 
 @registry.architectures(ARCHITECTURE)
-def build_packed_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
+def build_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
     """Encode context with bidirectional LSTM layers, each doc on its own tokens:
     a doc's vectors are the same whatever else is in its batch. A drop-in for
     `spacy.TorchBiLSTMEncoder.v1` (same settings, same width in and out).
@@ -39,7 +40,7 @@ def build_packed_bilstm_encoder(width: int, depth: int, dropout: float) -> Model
     if width % 2:
         raise ValueError(Errors.E600.format(value=width))
     lstm = pytorch_wrapper(
-        PackedBiLSTM(width, depth, dropout),
+        BiLSTM(width, depth, dropout),
         convert_inputs=_convert_inputs,
         convert_outputs=_convert_outputs,
     )

@@ -1,11 +1,11 @@
-"""spacy-globalner.PackedBiLSTMEncoder.v1: spaCy's BiLSTM encoder, with each
+"""spacy-globalner.BiLSTMEncoder.v1: spaCy's BiLSTM encoder, with each
 doc's output and gradient independent of the rest of its batch."""
 import numpy
 import pytest
 from spacy.util import registry
 from thinc.api import fix_random_seed
 
-from spacy_globalner.ml.models.bilstm_encoder import ARCHITECTURE, build_packed_bilstm_encoder
+from spacy_globalner.ml.models.bilstm_encoder import ARCHITECTURE, build_bilstm_encoder
 
 LENGTHS = (7, 1, 30, 0, 3, 12)
 
@@ -21,7 +21,7 @@ def torch_lstm(model):
 
 def test_registered_under_its_name():
     registry.ensure_populated()
-    assert registry.architectures.get(ARCHITECTURE) is build_packed_bilstm_encoder
+    assert registry.architectures.get(ARCHITECTURE) is build_bilstm_encoder
 
 
 def test_same_as_spacys_encoder_on_one_doc():
@@ -30,7 +30,7 @@ def test_same_as_spacys_encoder_on_one_doc():
     fix_random_seed(0)
     X = batch()
     spacys = registry.architectures.get("spacy.TorchBiLSTMEncoder.v1")(width=8, depth=2, dropout=0.0)
-    ours = build_packed_bilstm_encoder(width=8, depth=2, dropout=0.0)
+    ours = build_bilstm_encoder(width=8, depth=2, dropout=0.0)
     spacys.initialize(X=X[:2])
     ours.initialize(X=X[:2])
     torch_lstm(ours).lstm.load_state_dict(torch_lstm(spacys).state_dict())
@@ -42,7 +42,7 @@ def test_same_as_spacys_encoder_on_one_doc():
 def test_output_and_gradient_do_not_depend_on_the_batch():
     fix_random_seed(0)
     X = batch()
-    model = build_packed_bilstm_encoder(width=8, depth=2, dropout=0.0)
+    model = build_bilstm_encoder(width=8, depth=2, dropout=0.0)
     model.initialize(X=X[:2])
     Y, backprop = model.begin_update(X)
     dX = backprop([numpy.ones_like(y) for y in Y])
@@ -55,7 +55,7 @@ def test_output_and_gradient_do_not_depend_on_the_batch():
 
 
 def test_empty_batch_and_empty_docs():
-    model = build_packed_bilstm_encoder(width=8, depth=1, dropout=0.0)
+    model = build_bilstm_encoder(width=8, depth=1, dropout=0.0)
     model.initialize(X=batch()[:2])
     assert model.predict([]) == []
     empty = numpy.zeros((0, 8), dtype="float32")
@@ -64,7 +64,7 @@ def test_empty_batch_and_empty_docs():
 
 def test_depth_zero_passes_vectors_through():
     X = batch()
-    model = build_packed_bilstm_encoder(width=8, depth=0, dropout=0.0)
+    model = build_bilstm_encoder(width=8, depth=0, dropout=0.0)
     model.initialize(X=X)
     assert all((y == x).all() for x, y in zip(X, model.predict(X)))
 
@@ -72,4 +72,4 @@ def test_depth_zero_passes_vectors_through():
 @pytest.mark.parametrize("width", [7, 0, -2])
 def test_width_must_be_positive_and_even(width):
     with pytest.raises(ValueError, match="E600"):
-        build_packed_bilstm_encoder(width=width, depth=1, dropout=0.0)
+        build_bilstm_encoder(width=width, depth=1, dropout=0.0)
