@@ -47,11 +47,10 @@ class BiLSTMContext(nn.Module):
         reversed within its length (padding still last) and its output is
         reversed back. The same function as the packed BiLSTM, with the
         module's own weights. On CPU oneDNN runs a padded unidirectional
-        LSTM forward and backward several times faster than the native
-        kernels run the packed BiLSTM (37 sequences of 10-60 tokens: 17 ms
-        against 32 ms; 8 of 60-120: 6 against 35), with no growth out of
-        line with the length (one of 256 tokens: 3 ms against 50);
-        project/probes/crener_speed_ab.py, lever `lstm`, times whole updates.
+        LSTM, forward and backward, several times faster than the native
+        kernels run the packed BiLSTM, and grows with the length as they do;
+        a whole GENIA training update gained 9% (project/probes/
+        crener_speed_ab.py, lever `lstm`; docs/crener.md, speed).
         """
         n = X.shape[1]
         positions = torch.arange(n, device=X.device)
