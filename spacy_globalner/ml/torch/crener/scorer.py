@@ -152,9 +152,8 @@ class CRENERScorer(nn.Module):
             # stays in its three parts: the co-predictor reads them apart. In
             # training the MLP's first layer and every round's tag projection
             # read the convolved grid in one product (one pass over the grid
-            # and its gradient instead of one per layer); in prediction, where
-            # the split product's strided parts cost more than they save, each
-            # reads it alone.
+            # and its gradient instead of one per layer); prediction, with no
+            # gradient pass to save, keeps one product per layer.
             round_tags = [None] * len(self.enhancements)
             if torch.is_grad_enabled():
                 hidden, *round_tags = self._grid_products(grid, first_layer)
