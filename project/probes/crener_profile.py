@@ -33,6 +33,8 @@ from thinc.api import fix_random_seed
 from torch.autograd.profiler import record_function
 
 import spacy_globalner.ml.torch.crener.scorer as scorer_module
+from spacy_globalner.decoding.crener.windows import END, START
+from spacy_globalner.ml.models.crener import _chunks, plan_doc_windows
 
 PREFIX = "R:"
 BACKWARD = "autograd::engine::evaluate_function: "
@@ -136,6 +138,26 @@ def by_region(events) -> Dict[str, float]:
     return totals
 
 
+def padding_share(nlp, batches) -> str:
+    """How many of the grid cells the scorer runs are padding: each batch's
+    windows in the head's chunks (ml.models.crener._chunks), each chunk
+    padded to its longest window."""
+    crener = nlp.get_pipe("crener")
+    max_cells = crener.model.get_ref("head").attrs["max_batch_cells"]
+    real = padded = chunks = 0
+    for batch in batches:
+        windows = plan_doc_windows([eg.x for eg in batch], crener.model.attrs["max_grid_length"])
+        lengths = windows[:, END] - windows[:, START]
+        for chunk in _chunks(windows, max_cells):
+            real += int((lengths[chunk].astype("int64") ** 2).sum())
+            padded += len(chunk) * int(lengths[chunk].max()) ** 2
+            chunks += 1
+    return (
+        f"{chunks / len(batches):.1f} chunks per update; {padded / len(batches):.0f} grid cells per update, "
+        f"{100 * (1 - real / padded):.1f}% of them padding"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("train")
@@ -178,6 +200,8 @@ def main() -> None:
         run()
         seconds = time.process_time() - start
     print(f"{words} words in {seconds:.2f} CPU s under the profiler: {words / seconds:.0f} words/s")
+    if not args.predict:
+        print(padding_share(nlp, timed))
     totals = by_region(profile.events())
     all_self = sum(event.self_cpu_time_total for event in profile.events())
     print(f"\nBy module (forward + backward, self time), {all_self / 1e6:.2f} s profiled:")
