@@ -5,6 +5,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from ..bilstm import bilstm_by_direction
+
 
 class BiLSTMContext(nn.Module):
     """Add a bidirectional LSTM's reading of each sequence to its token vectors.
@@ -42,35 +44,13 @@ class BiLSTMContext(nn.Module):
 
     def _by_direction(self, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """The packed BiLSTM's output (zero at padding) from padded sequences,
-        each direction of each layer one unidirectional LSTM over the batch:
-        the forward one reads the sequences as padded (a real token never
-        sees the padding after it), the backward one reads each sequence
-        reversed within its length (padding still last) and its output is
-        reversed back. The same function as the packed BiLSTM, with the
-        module's own weights. On CPU oneDNN runs a padded unidirectional
-        LSTM, forward and backward, several times faster than the native
-        kernels run the packed BiLSTM, and grows with the length as they do;
-        a whole GENIA training update gained 9% (project/probes/
-        crener_speed_ab.py, lever `lstm`; docs/crener.md, speed).
+        each direction of each layer one unidirectional LSTM over the batch
+        (ml/torch/bilstm.py, which the tok2vec's BiLSTM encoder runs too). On
+        CPU oneDNN runs a padded unidirectional LSTM forward and backward
+        several times faster than the native kernels run the packed BiLSTM
+        (37 sequences of 10-60 tokens: 17 ms against 32 ms; 8 of 60-120: 6
+        against 35), with no growth out of line with the length (one of 256
+        tokens: 3 ms against 50); project/probes/crener_speed_ab.py, lever
+        `lstm`, times whole updates.
         """
-        n = X.shape[1]
-        positions = torch.arange(n, device=X.device)
-        lengths = lengths.to(X.device)
-        inside = positions[None, :] < lengths[:, None]
-        # Position t of a reversed sequence of length L is its token L - 1 - t.
-        reverse = torch.where(inside, lengths[:, None] - 1 - positions[None, :], positions[None, :])[..., None]
-        lstm = self.lstm
-        zeros = X.new_zeros(1, X.shape[0], lstm.hidden_size)
-        hidden = X
-        for layer in range(lstm.num_layers):
-            directions = []
-            for suffix in ("", "_reverse"):
-                names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-                weights = [getattr(lstm, f"{name}_l{layer}{suffix}") for name in names]
-                source = hidden.gather(1, reverse.expand_as(hidden)) if suffix else hidden
-                # torch.lstm is what nn.LSTM runs: (input, (h0, c0), weights,
-                # has_biases, num_layers, dropout, train, bidirectional, batch_first).
-                output = torch.lstm(source, (zeros, zeros), weights, True, 1, 0.0, self.training, False, True)[0]
-                directions.append(output.gather(1, reverse.expand_as(output)) if suffix else output)
-            hidden = torch.cat(directions, dim=-1)
-        return hidden * inside[..., None].to(hidden.dtype)
+        return bilstm_by_direction(self.lstm, X, lengths, batch_first=True)
