@@ -34,7 +34,7 @@ import typer
 from thinc.api import Config
 from train_budget import budget_overrides
 
-from configs import CHINESE_TOKENIZER, read
+from configs import CHINESE_TOKENIZER, read, resolve_transformer
 from configs import head_block as benchmark_head_block
 
 from common import Arg, Opt, read_json, set_threads, thread_env, write_json
@@ -83,11 +83,16 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
     return config
 
 
-def compose(config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path) -> Config:
+def compose(
+    config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path, transformer: str = "auto"
+) -> Config:
     """The config a run trains: CONFIG_PATH for the corpus' language, with the
-    timing logger writing STATS_PATH, and spaCy's head in place of the
-    package's where SPACY_HEAD is given."""
+    timing logger writing STATS_PATH, spaCy's head in place of the package's
+    where SPACY_HEAD is given, and TRANSFORMER (a model name or path; "auto":
+    the offline MiniLM where installed) as paths.transformer of a _trf config."""
     config = read(config_path)
+    if "transformer" in config["paths"] and not config["paths"]["transformer"]:
+        config["paths"]["transformer"] = resolve_transformer(transformer)
     if spacy_head is not None:
         config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
     lang = stats["lang"]
@@ -164,10 +169,11 @@ def score(model: Path, dev: Path, nested: bool) -> Dict:
     return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
 
 
-def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict) -> str:
+def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto") -> str:
     command = f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} --vars.seeds {seed}"
     for var, value in (("compare_steps", steps), ("compare_train_limit", stats.get("train_limit", 0)),
-                       ("compare_dev_limit", stats.get("dev_limit", 0))):
+                       ("compare_dev_limit", stats.get("dev_limit", 0)),
+                       ("transformer", transformer if transformer != "auto" else None)):
         if value:
             command += f" --vars.{var} {value}"
     return command
@@ -175,7 +181,7 @@ def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Di
 
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
-    runs_dir: Path, steps: int, threads: int, gpu_id: int,
+    runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto",
 ) -> Path:
     package_config, spacy_head = parse_config_name(name)
     config_path = configs_dir / f"{package_config}.cfg"
@@ -187,7 +193,7 @@ def run_seed(
     train_stats_path = output / "train_stats.json"
     train_stats_path.unlink(missing_ok=True)
     composed = output / "config.cfg"
-    compose(config_path, spacy_head, stats, train_stats_path).to_disk(composed, interpolate=False)
+    compose(config_path, spacy_head, stats, train_stats_path, transformer).to_disk(composed, interpolate=False)
     budget = budget_overrides(composed, steps) if steps else []
     command = [
         "python", "-m", "spacy", "train", str(composed), "--output", str(output),
@@ -228,7 +234,7 @@ def run_seed(
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
                   "final_dev_score": trained.get("final_dev_score")},
         "started": started.isoformat(timespec="seconds"),
-        "command": reproduce_command(corpus, name, seed, steps, stats),
+        "command": reproduce_command(corpus, name, seed, steps, stats, transformer),
         "train_command": shlex.join(command),
     }
     path = runs_dir / corpus / name / f"seed{seed}.json"
@@ -248,6 +254,7 @@ def main(
     runs_dir: Path = Opt(Path("benchmarks/runs"), "--runs-dir", help="Where the runs' JSON files go"),
     threads: int = Opt(1, "--threads", help="torch/BLAS threads of training and evaluation"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
+    transformer: str = Opt("auto", "--transformer", help="paths.transformer of _trf configs (auto: offline MiniLM)"),
     # fmt: on
 ):
     set_threads(threads)
@@ -257,7 +264,7 @@ def main(
         spacy.require_gpu(gpu_id)
     for seed in parse_seeds(seeds):
         path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
-                        steps, threads, gpu_id)
+                        steps, threads, gpu_id, transformer)
         scores = read_json(path)["scores"]
         print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
 
