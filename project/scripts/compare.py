@@ -91,7 +91,7 @@ def compose(
     where SPACY_HEAD is given, and TRANSFORMER (a model name or path; "auto":
     the offline MiniLM where installed) as paths.transformer of a _trf config."""
     config = read(config_path)
-    if "transformer" in config["paths"] and not config["paths"]["transformer"]:
+    if "transformer" in config["paths"]:
         config["paths"]["transformer"] = resolve_transformer(transformer)
     if spacy_head is not None:
         config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
