@@ -10,7 +10,7 @@ tok2vec) are added beside it. The pipeline is trained jointly for a few
 updates, then for each batch size every head's gradient with respect to the
 shared tok2vec's output is measured on the same batches, with no update.
 Our heads average their loss over the batch; spaCy's sum it, so their pull
-grows with the batch size and ours does not (README, "Loss scale").
+grows with the batch size and ours does not (docs/global_pointer.md, "Loss scale").
 """
 import statistics
 import sys

@@ -31,8 +31,8 @@ class Head(NamedTuple):
 
 # configs/crener.cfg decodes at the margin 1.5, chosen for its 4,000 updates;
 # after the few hundred updates of a benchmark run the margins are smaller and
-# 0.0, the factory's default, scores higher (README.md, crener: the default
-# threshold).
+# 0.0, the factory's default, scores higher (docs/crener.md, "The
+# threshold and the training budget").
 SHORT_BUDGET_CRENER = {"threshold": 0.0}
 
 
@@ -40,7 +40,7 @@ HEADS: Dict[str, Head] = {
     "global_pointer": Head("global_pointer", "global_pointer"),
     "global_pointer_efficient": Head("global_pointer", "global_pointer", {"efficient": True}),
     "crener": Head("crener", "crener", settings=SHORT_BUDGET_CRENER),
-    # Every piece of the CRENER paper switched on (README, crener section).
+    # Every piece of the CRENER paper switched on (docs/crener.md).
     "crener_paper": Head("crener", "crener", {
         "transformer_depth": 1,
         "attention_embedding_width": 4,

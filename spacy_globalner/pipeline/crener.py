@@ -29,7 +29,7 @@ DEFAULT_CRENER_MODEL = """
 # The architecture's settings take their defaults from its signature
 # (spacy_globalner.ml.models.crener.build_crener), where they are written once,
 # except the one chosen on dev since: the co-predictor's MLP reads the grid and
-# the tag-aware features (+1.4 F on the GENIA slice, 3 seeds; README, crener).
+# the tag-aware features (+1.4 F on the GENIA slice, 3 seeds; docs/crener.md).
 # The signature keeps "grid", so a config that leaves it out keeps its model.
 predictor_input = "grid+tags"
 

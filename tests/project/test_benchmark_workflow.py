@@ -270,7 +270,7 @@ def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
     spaCy's ner and spancat. Doubling a batch with copies of its docs keeps
     every doc's gradient under a summed loss (the norm grows by sqrt 2) and
     halves it under a mean (the norm shrinks by sqrt 2): global_pointer's loss
-    is a mean over the batch, spancat's a sum, as the README's "Loss scale" says."""
+    is a mean over the batch, spancat's a sum, as docs/global_pointer.md's "Loss scale" says."""
     import encoder_pull
     from spacy.tokens import Doc, DocBin
     from spacy.training import Example

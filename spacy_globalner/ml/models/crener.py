@@ -89,7 +89,7 @@ def build_crener(
         bounds the memory of long docs and large batches. It changes no
         output. 65536 (one 256-token window) since issue 11: against 262144,
         a 20,000-token doc peaked 858 MiB over the loaded pipeline instead of
-        1,451 MiB, and GENIA dev sentences predicted faster (README, crener).
+        1,451 MiB, and GENIA dev sentences predicted faster (docs/crener.md).
     mixed_precision (bool): Run the head under torch autocast on GPU.
     transformer_depth (int): Layers of the paper's adapted Transformer
         (un-scaled relative self-attention) after the BiLSTM, or in its place
