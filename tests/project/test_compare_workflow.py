@@ -148,3 +148,15 @@ def test_tables_mark_imported_runs_and_prefer_compare_ones(tmp_path):
     assert "| `spancat` | 1 | 75.0 | 80.0 | 70.0 |" in page and "| `spancat`ⁱ | 1 | 73.7 |" in page
     glance = "\n".join(tables.glance_table(groups))
     assert "| GENIA | all spans | - | - | - | 75.0, 1 seed |" in glance and "ⁱ" not in glance
+
+
+@pytest.mark.parametrize("name", ["global_pointer_trf", "ner@global_pointer_trf"])
+def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
+    """A _trf config's placeholder model (bert-base-cased, which would be
+    downloaded) gives way to the workflow's `transformer` var."""
+    package_config, spacy_head = compare.parse_config_name(name)
+    stats = {"lang": "en", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / f"{package_config}.cfg", spacy_head, stats,
+                             tmp_path / "stats.json", "/models/tiny-bert")
+    assert config["paths"]["transformer"] == "/models/tiny-bert"
+    assert config["components"]["transformer"]["model"]["name"] == "${paths.transformer}"
