@@ -60,7 +60,7 @@ class Warnings(metaclass=ErrorsWithCodes):
             "untrained or half-trained model, or a threshold near 0, predicts "
             "spans at most cells. Raise the threshold, or raise max_candidates "
             "in [components.{name}] (null: no bound) if a doc really holds that "
-            "many entities. Reported once per batch.")
+            "many entities. Reported once per call.")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "

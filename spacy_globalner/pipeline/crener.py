@@ -199,16 +199,7 @@ class CRENER(SpanPipe):
 
     def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
         found, counts = self._decode_counted(docs, scores, self.label_thresholds())
-        kept = self.cfg.get("max_candidates")
-        over = numpy.flatnonzero(counts > kept) if kept else []
-        if len(over):
-            first = int(over[0])
-            more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
-            warnings.warn(
-                Warnings.W230.format(
-                    name=self.name, count=int(counts[first]), length=len(docs[first]), kept=kept, more=more
-                )
-            )
+        self._warn_if_capped(docs, counts, Warnings.W230)
         return found
 
     def label_thresholds(self) -> numpy.ndarray:

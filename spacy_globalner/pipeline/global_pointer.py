@@ -239,15 +239,7 @@ class GlobalPointer(SpanPipe):
         lengths = [len(doc) for doc in docs]
         cap = self.cfg.get("max_candidates") or None
         found, n_found = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
-        if cap is not None and n_found.max(initial=0) > cap:
-            capped = numpy.flatnonzero(n_found > cap)
-            first = int(numpy.argmax(n_found))
-            more = f" ({len(capped)} docs of this batch were cut)" if len(capped) > 1 else ""
-            warnings.warn(
-                Warnings.W050.format(
-                    name=self.name, kept=cap, count=int(n_found[first]), length=lengths[first], more=more
-                )
-            )
+        self._warn_if_capped(docs, n_found, Warnings.W050)
         return found
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:

@@ -251,6 +251,18 @@ class SpanPipe(TrainablePipe):
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
         raise NotImplementedError
 
+    def _warn_if_capped(self, docs: List[Doc], counts: numpy.ndarray, warning: str) -> None:
+        """Warn once per call where `max_candidates` cut a doc's spans, naming
+        the first such doc. counts: the spans each doc had before the cap."""
+        cap = self.cfg.get("max_candidates") or None
+        over = numpy.flatnonzero(counts > cap) if cap is not None else []
+        if len(over):
+            first = int(over[0])
+            more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
+            warnings.warn(
+                warning.format(name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more)
+            )
+
     # Thresholds: `threshold` for every label, unless calibrated ------------
 
     @property
