@@ -1,10 +1,10 @@
 """Measure `spacy globalner annotate` as a batch job (not a test; docs/shipping.md
 quotes its output):
 
-    python tests/scale/measure_annotate.py rss --docs 1000000
-    python tests/scale/measure_annotate.py rss --docs 200000 --no-zones
-    python tests/scale/measure_annotate.py speed --docs 100000
-    python tests/scale/measure_annotate.py overhead --docs 30000
+    python project/probes/annotate_at_scale.py rss --docs 1000000
+    python project/probes/annotate_at_scale.py rss --docs 200000 --no-zones
+    python project/probes/annotate_at_scale.py speed --docs 100000
+    python project/probes/annotate_at_scale.py overhead --docs 30000
 
 The pipeline is tests/helpers' small trained lcrf_ner (HashEmbedCNN width 32 +
 lcrf_ner, 8 updates on 20 GENIA sentences): the fastest real pipeline, so that a
