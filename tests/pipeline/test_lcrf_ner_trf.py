@@ -1,5 +1,5 @@
-"""lcrf_ner from its configs: both validate, and the transformer one learns
-through a TransformerListener over a tiny BERT built in the test.
+"""lcrf_ner and cse_ner from their configs: all validate, and the transformer
+ones learn through a TransformerListener over a tiny BERT built in the test.
 """
 
 import pytest
@@ -22,19 +22,18 @@ def corpus_path(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("name", ["lcrf_ner.cfg", "lcrf_ner_trf.cfg"])
+@pytest.mark.parametrize("name", ["lcrf_ner.cfg", "lcrf_ner_trf.cfg", "cse_ner_trf.cfg"])
 def test_config_passes_debug_config(name, corpus_path):
     pytest.importorskip("spacy_transformers")
     overrides = {"paths.train": str(corpus_path), "paths.dev": str(corpus_path)}
     debug_config(CONFIGS / name, overrides=overrides)  # exits with an error where invalid
 
 
-def test_lcrf_ner_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
+@pytest.mark.parametrize("name,head", [("lcrf_ner_trf.cfg", "lcrf_ner"), ("cse_ner_trf.cfg", "cse_ner")])
+def test_head_learns_through_a_transformer_listener(name, head, tiny_bert_path, tmp_path):
     pytest.importorskip("spacy_transformers")
     fix_random_seed(0)
-    config = spacy.util.load_config(
-        CONFIGS / "lcrf_ner_trf.cfg", overrides={"paths.transformer": str(tiny_bert_path)}
-    )
+    config = spacy.util.load_config(CONFIGS / name, overrides={"paths.transformer": str(tiny_bert_path)})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     examples = make_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
@@ -47,8 +46,8 @@ def test_lcrf_ner_learns_through_a_transformer_listener(tiny_bert_path, tmp_path
         nlp.update(examples, sgd=False, losses=losses, drop=0.0)
         for _, pipe in nlp.pipeline:
             pipe.finish_update(optimizer)
-        first = losses["lcrf_ner"] if first is None else first
-        last = losses["lcrf_ner"]
+        first = losses[head] if first is None else first
+        last = losses[head]
     assert last < first / 5
     assert nlp.evaluate(examples)["ents_f"] >= 0.5
     nlp.to_disk(tmp_path / "trf")
