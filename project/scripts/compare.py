@@ -5,7 +5,10 @@ python scripts/compare.py CORPUS CONFIG CORPUS_DIR [--seeds 0,1,2] [--steps 0]
     [--runs-dir benchmarks/runs] [--threads 1] [--gpu-id -1]
 
 CONFIG is a config of the package (CONFIGS_DIR/CONFIG.cfg, trained as shipped,
-at its own max_steps unless --steps is given) or one of spaCy's own heads on
+at its own max_steps unless --steps is given), a config with some of its head's
+settings changed (`lcrf_ner_trf,transitions=crf`, `global_pointer_trf,
+head_lr_scale=10`: a setting of the head component or of its model, the
+value read as JSON where it parses), or one of spaCy's own heads on
 the encoder, optimizer, batcher and budget of a package config: `ner` and
 `spancat` on those of global_pointer, `ner@crener` on those of crener (head
 blocks in configs/benchmark/heads; spancat's ngram sizes run 1..the longest
@@ -21,6 +24,7 @@ in two shells and scripts/tables.py builds every results table from the files.
 import copy
 import datetime
 import hashlib
+import json
 import os
 import platform
 import shlex
@@ -56,6 +60,35 @@ def parse_config_name(name: str) -> Tuple[str, Optional[str]]:
     return head, None
 
 
+def parse_variant(name: str) -> Tuple[str, Dict[str, object]]:
+    """'lcrf_ner_trf,transitions=crf' -> ('lcrf_ner_trf', {'transitions': 'crf'})."""
+    base, *pairs = name.split(",")
+    settings: Dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise SystemExit(f"{name!r}: give each changed setting as KEY=VALUE, e.g. lcrf_ner_trf,transitions=crf")
+        try:
+            settings[key] = json.loads(value)
+        except json.JSONDecodeError:
+            settings[key] = value
+    return base, settings
+
+
+def with_settings(config: Config, settings: Dict[str, object], name: str) -> Config:
+    """The config with each setting of its head component (or of the head's model) replaced."""
+    head = config["nlp"]["pipeline"][-1]
+    block = config["components"][head]
+    for key, value in settings.items():
+        if key in block and not isinstance(block[key], dict):
+            block[key] = value
+        elif key in block.get("model", {}) and not isinstance(block["model"][key], dict):
+            block["model"][key] = value
+        else:
+            raise SystemExit(f"{name!r}: {key!r} is not a setting of [components.{head}] or its model")
+    return config
+
+
 def parse_seeds(value: str) -> List[int]:
     seeds = [item for item in value.replace(",", " ").split() if item]
     if not seeds or not all(item.isdigit() for item in seeds):
@@ -84,7 +117,8 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
 
 
 def compose(
-    config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path, transformer: str = "auto"
+    config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path, transformer: str = "auto",
+    settings: Optional[Dict[str, object]] = None,
 ) -> Config:
     """The config a run trains: CONFIG_PATH for the corpus' language, with the
     timing logger writing STATS_PATH, spaCy's head in place of the package's
@@ -93,6 +127,8 @@ def compose(
     config = read(config_path)
     if "transformer" in config["paths"]:
         config["paths"]["transformer"] = resolve_transformer(transformer)
+    if settings:
+        config = with_settings(config, settings, config_path.stem)
     if spacy_head is not None:
         config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
     lang = stats["lang"]
@@ -179,11 +215,24 @@ def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Di
     return command
 
 
+def train_and_measure(command: List[str], env: Dict[str, str]) -> float:
+    """Run the training COMMAND; return its peak resident memory in MiB (ru_maxrss of that child alone)."""
+    process = subprocess.Popen(command, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return usage.ru_maxrss / 1024  # KiB on Linux
+
+
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto",
 ) -> Path:
-    package_config, spacy_head = parse_config_name(name)
+    base, settings = parse_variant(name)
+    package_config, spacy_head = parse_config_name(base)
+    if settings and spacy_head:
+        raise SystemExit(f"{name!r}: settings change the package's head; spaCy's {spacy_head} takes none")
     config_path = configs_dir / f"{package_config}.cfg"
     if not config_path.exists():
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
@@ -193,7 +242,8 @@ def run_seed(
     train_stats_path = output / "train_stats.json"
     train_stats_path.unlink(missing_ok=True)
     composed = output / "config.cfg"
-    compose(config_path, spacy_head, stats, train_stats_path, transformer).to_disk(composed, interpolate=False)
+    compose(config_path, spacy_head, stats, train_stats_path, transformer, settings).to_disk(
+        composed, interpolate=False)
     budget = budget_overrides(composed, steps) if steps else []
     command = [
         "python", "-m", "spacy", "train", str(composed), "--output", str(output),
@@ -204,7 +254,7 @@ def run_seed(
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
     start = time.perf_counter()
-    subprocess.run([sys.executable, *command[1:]], check=True, env=thread_env(threads))
+    peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
     wall = time.perf_counter() - start
     trained = read_json(train_stats_path)
     settings = read(composed)["training"]
@@ -217,6 +267,7 @@ def run_seed(
         "trained_config_sha256": sha256(composed),
         "head": spacy_head or package_config,
         "encoder_of": package_config,
+        "settings": settings,
         "seed": seed,
         "source": "compare",
         "code": code_state(),
@@ -232,7 +283,7 @@ def run_seed(
         "scores": scores,
         "train": {"wall_seconds": round(wall, 1), "train_seconds": trained.get("train_seconds"),
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
-                  "final_dev_score": trained.get("final_dev_score")},
+                  "final_dev_score": trained.get("final_dev_score"), "peak_rss_mb": round(peak_rss_mb)},
         "started": started.isoformat(timespec="seconds"),
         "command": reproduce_command(corpus, name, seed, steps, stats, transformer),
         "train_command": shlex.join(command),
@@ -245,7 +296,7 @@ def run_seed(
 def main(
     # fmt: off
     corpus: str = Arg(..., help="The corpus' name (a folder of the data dir)"),
-    config: str = Arg(..., help="A package config (global_pointer, crener, ...), ner, spancat or HEAD@CONFIG"),
+    config: str = Arg(..., help="A package config (crener, ...), CONFIG,KEY=VALUE, ner, spancat or HEAD@CONFIG"),
     corpus_dir: Path = Arg(..., help="train.spacy, dev.spacy and stats.json from corpus.py"),
     seeds: str = Opt("0,1,2", "--seeds", help="Seeds, separated by commas"),
     steps: int = Opt(0, "--steps", help="Update budget (0: the config's own max_steps)"),

@@ -68,6 +68,7 @@ def test_compare_writes_one_json_per_seed(project):
         for view in run["scores"].values():
             assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
         assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
+        assert 100 < run["train"]["peak_rss_mb"] < 100_000
         assert run["command"] == ("spacy project run compare project/ --vars.corpus genia --vars.config "
                                   f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
                                   "--vars.compare_train_limit 40 --vars.compare_dev_limit 30")
@@ -120,6 +121,27 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
+
+
+def test_a_variant_changes_the_head_settings_it_names(tmp_path):
+    """`lcrf_ner_trf,transitions=crf` trains lcrf_ner_trf with the model's
+    transitions changed; numbers are read as numbers; a setting the head does
+    not have, or one given to spaCy's head, stops the run before training."""
+    assert compare.parse_variant("lcrf_ner_trf,transitions=crf") == ("lcrf_ner_trf", {"transitions": "crf"})
+    assert compare.parse_variant("global_pointer_trf,head_lr_scale=10") == (
+        "global_pointer_trf", {"head_lr_scale": 10})
+    assert compare.parse_variant("crener") == ("crener", {})
+    stats = {"lang": "en", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "lcrf_ner_trf.cfg", None, stats, tmp_path / "s.json",
+                             "/models/tiny-bert", {"transitions": "crf", "head_lr_scale": 5})
+    assert config["components"]["lcrf_ner"]["model"]["transitions"] == "crf"
+    assert config["components"]["lcrf_ner"]["head_lr_scale"] == 5
+    with pytest.raises(SystemExit, match="not a setting"):
+        compare.compose(REPO_ROOT / "configs" / "lcrf_ner_trf.cfg", None, stats, tmp_path / "s.json",
+                        "auto", {"transition": "crf"})
+    for name in ("lcrf_ner_trf,transitions", "ner@global_pointer,threshold=0.2"):
+        with pytest.raises(SystemExit):
+            compare.run_seed("genia", name, 0, tmp_path, REPO_ROOT / "configs", tmp_path, tmp_path, 1, 1, -1)
 
 
 def test_tables_mark_imported_runs_and_prefer_compare_ones(tmp_path):
