@@ -242,8 +242,8 @@ def run_seed(
     train_stats_path = output / "train_stats.json"
     train_stats_path.unlink(missing_ok=True)
     composed = output / "config.cfg"
-    compose(config_path, spacy_head, stats, train_stats_path, transformer, settings).to_disk(
-        composed, interpolate=False)
+    config = compose(config_path, spacy_head, stats, train_stats_path, transformer, settings)
+    config.to_disk(composed, interpolate=False)
     budget = budget_overrides(composed, steps) if steps else []
     command = [
         "python", "-m", "spacy", "train", str(composed), "--output", str(output),
@@ -268,6 +268,7 @@ def run_seed(
         "head": spacy_head or package_config,
         "encoder_of": package_config,
         "settings": settings,
+        "transformer": config["paths"].get("transformer"),
         "seed": seed,
         "source": "compare",
         "code": code_state(),

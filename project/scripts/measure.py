@@ -209,6 +209,92 @@ def predict_speed(
               f"encoder alone {n_words / encoder:.0f} words/s; head adds {100 * (full - encoder) / encoder:.0f}%")
 
 
+@app.command("pipeline-speed")
+def pipeline_speed(
+    # fmt: off
+    corpus: str = Arg(..., help="The corpus' name, as compare.py wrote it"),
+    dev_path: Path = Arg(..., help="A .spacy corpus whose sentences are the input", metavar="DEV_SPACY"),
+    configs: List[str] = Arg(..., help="Configs as compare.py names them (global_pointer_trf, ner@global_pointer_trf)"),
+    training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="compare.py's training folder"),
+    seed: int = Opt(0, "--seed", help="Whose model-last to time"),
+    docs: int = Opt(500, "--docs", help="Dev sentences predicted per run"),
+    repeats: int = Opt(3, "--repeats", help="Rounds over all pipelines; the best run of each counts"),
+    output: Optional[Path] = Opt(None, "--output", help="JSON for tables.py --speed (SPEED_DIR/CORPUS.json)"),
+    # fmt: on
+):
+    """Prediction words/s of pipelines that compare.py trained, side by side in
+    one process, one torch thread: they take turns predicting the same
+    pre-tokenized dev docs (nlp.pipe, batch 64), and their encoder alone the
+    same way, the best of `repeats` rounds counting. Timed in the process's CPU
+    time, so other jobs on a shared machine do not move the figures."""
+    import spacy
+    from spacy.tokens import Doc, DocBin
+
+    set_threads(1)
+    pipelines = [(config, spacy.load(training_dir / corpus / config / f"seed{seed}" / "model-last"))
+                 for config in configs]
+    references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]
+    words = [[t.text for t in doc] for doc in references]
+    n_words = sum(len(w) for w in words)
+    best: Dict[str, float] = {}
+    for _ in range(repeats):
+        for name, nlp in pipelines:
+            for mode in ("full", "encoder"):
+                batch = [Doc(nlp.vocab, words=w) for w in words]
+                start = time.process_time()
+                with nlp.select_pipes(enable=nlp.pipe_names[:1] if mode == "encoder" else nlp.pipe_names):
+                    list(nlp.pipe(batch, batch_size=64))
+                key = f"{name}/{mode}"
+                best[key] = min(best.get(key, float("inf")), time.process_time() - start)
+    measured = {}
+    for name, _ in pipelines:
+        full, encoder = best[f"{name}/full"], best[f"{name}/encoder"]
+        measured[name] = {"words_per_second": round(n_words / full, 1),
+                          "encoder_words_per_second": round(n_words / encoder, 1),
+                          "encoder_share": round(encoder / full, 4)}
+        print(f"{name}: {n_words / full:.0f} words/s; encoder alone {n_words / encoder:.0f} words/s "
+              f"({100 * encoder / full:.0f}% of the time)")
+    if output is not None:
+        command = (f"python scripts/measure.py pipeline-speed {corpus} {dev_path} {' '.join(configs)} "
+                   f"--seed {seed} --docs {docs} --repeats {repeats} --output {output}")
+        write_json(output, {"corpus": corpus, "seed": seed, "docs": len(words), "words": n_words,
+                            "repeats": repeats, "threads": 1, "command": command, "pipelines": measured})
+
+
+@app.command("train-memory")
+def train_memory(
+    # fmt: off
+    corpus: str = Arg(..., help="The corpus' name, as compare.py wrote it"),
+    corpus_dir: Path = Arg(..., help="compare's corpus folder: train.spacy and dev.spacy"),
+    configs: List[str] = Arg(..., help="Configs as compare.py names them (global_pointer_trf, ner@global_pointer_trf)"),
+    training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="compare.py's training folder"),
+    seed: int = Opt(0, "--seed", help="The seed of every training (the batches' order)"),
+    updates: int = Opt(40, "--updates", help="Updates per pipeline"),
+    # fmt: on
+):
+    """Peak resident memory of `spacy train` for each config as compare.py
+    composed it (any seed's folder: the composed configs differ in no setting
+    that trains), each in a fresh process on the same corpus, seed and number
+    of updates, so on the same batches (the dev set cut to 100 docs)."""
+    import tempfile
+
+    from compare import train_and_measure
+    from train_budget import budget_overrides
+
+    for config in configs:
+        composed = next(iter(sorted((training_dir / corpus / config).glob("seed*/config.cfg"))), None)
+        if composed is None:
+            raise SystemExit(f"No config compare composed in {training_dir / corpus / config}: run compare first")
+        with tempfile.TemporaryDirectory() as output:
+            command = [sys.executable, "-m", "spacy", "train", str(composed), "--output", output,
+                       "--code", str(Path(__file__).resolve()), "--paths.train", str(corpus_dir / "train.spacy"),
+                       "--paths.dev", str(corpus_dir / "dev.spacy"), "--corpora.dev.limit", "100",
+                       "--training.logger.path", str(Path(output) / "stats.json"),
+                       "--system.seed", str(seed), *budget_overrides(composed, updates)]
+            peak = train_and_measure(command, thread_env(1))
+        print(f"{config}: peak RSS {peak:,.0f} MiB over {updates} updates")
+
+
 # Prediction: one measurement per fresh process (`probe`), run by `speed` and `length`
 
 

