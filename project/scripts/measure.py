@@ -257,8 +257,11 @@ def pipeline_speed(
     if output is not None:
         command = (f"python scripts/measure.py pipeline-speed {corpus} {dev_path} {' '.join(configs)} "
                    f"--seed {seed} --docs {docs} --repeats {repeats} --output {output}")
+        models = {name: str((training_dir / corpus / name / f"seed{seed}" / "model-last").resolve())
+                  for name, _ in pipelines}
         write_json(output, {"corpus": corpus, "seed": seed, "docs": len(words), "words": n_words,
-                            "repeats": repeats, "threads": 1, "command": command, "pipelines": measured})
+                            "repeats": repeats, "threads": 1, "command": command, "models": models,
+                            "pipelines": measured})
 
 
 @app.command("train-memory")
