@@ -175,12 +175,20 @@ def transformer_table(groups: Dict[str, Dict[str, List[Group]]], speed: Dict[Tup
         return ["No transformer runs yet: `spacy project run compare project/ --vars.corpus CORPUS "
                 "--vars.config global_pointer_trf --vars.seeds 0`."]
     budgets = sorted({run["budget"]["max_steps"] for group in rows for run in group.runs})
+    sizes: Dict[str, set] = {}
+    for group in rows:
+        for run in group.runs:
+            limit = run["data"].get("train_limit")
+            sizes.setdefault(NAMES.get(group.corpus, group.corpus), set()).add(
+                f"{run['data']['train_sentences']:,}" + ("" if limit else " (all)"))
+    data = ", ".join(f"{corpus} {' or '.join(sorted(n))}" for corpus, n in sizes.items())
     machines = sorted({(run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
                         f"{run['machine']['threads']} thread") for group in rows for run in group.runs})
     lines = [f"Dev P/R/F in %, model-last. Every pipeline trains {transformer_name([r for g in rows for r in g.runs])}",
              "through a listener, with the same batcher, optimizer, schedule and budget: "
              f"{' or '.join(f'{b:,}' for b in budgets)} updates",
-             f"(the configs' own budget is 20,000), on {'; '.join(machines)}. F as the mean (min-max) over the seeds.",
+             f"(far below the configs' own max_steps), on {'; '.join(machines)}. Train sentences: {data}, all of dev.",
+             "F as the mean (min-max) over the seeds.",
              "Score: all spans on a nested corpus (spaCy's `ner`: its `doc.ents` against the outer layer),",
              "`doc.ents` on a flat one. Predict words/s: side by side in one process, one thread, the same dev",
              "docs (the encoder's share of the time in brackets).", "",

@@ -207,7 +207,8 @@ def test_transformer_table_has_a_row_per_pipeline_on_a_trf_encoder(tmp_path):
                 "config_sha256": "ab" * 32, "head": head, "encoder_of": config.split(",")[0].split("@")[-1],
                 "config_file": "configs/x.cfg", "code": {"commit": "c" * 40, "uncommitted_changes": False},
                 "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
-                "budget": {"max_steps": 600}, "data": {"nested": nested},
+                "budget": {"max_steps": 600},
+                "data": {"nested": nested, "train_sentences": 3000 if nested else 3394, "train_limit": 3000 * nested},
                 "train": {"words_per_second": 370.0, "peak_rss_mb": 4100},
                 "scores": {"spans": {"p": f, "r": f, "f": f}, "ents": {"p": f / 2, "r": f / 2, "f": f / 2}},
                 "command": f"spacy project run compare project/ --vars.config {config} --vars.seeds {seed}"}
@@ -231,4 +232,6 @@ def test_transformer_table_has_a_row_per_pipeline_on_a_trf_encoder(tmp_path):
         "| GENIA | `global_pointer` | 2 | all spans | 65.0 (60.0-70.0) | 65.0 | 65.0 | 370 | 4,100 | 1,234 (90%) |",
         "| GENIA | spaCy `spancat` | 1 | all spans | 50.0 | 50.0 | 50.0 | 370 | 4,100 | - |",
         "| WNUT-17 | `lcrf_ner`, `transitions=crf` | 1 | `doc.ents` | 20.0 | 20.0 | 20.0 | 370 | 4,100 | - |"]
-    assert "600 updates" in "\n".join(lines) and "pipeline-speed genia x" in "\n".join(lines)
+    text = "\n".join(lines)
+    assert "600 updates" in text and "pipeline-speed genia x" in text
+    assert "Train sentences: GENIA 3,000, WNUT-17 3,394 (all), all of dev." in text
