@@ -229,9 +229,9 @@ def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto",
 ) -> Path:
-    base, settings = parse_variant(name)
+    base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
-    if settings and spacy_head:
+    if head_settings and spacy_head:
         raise SystemExit(f"{name!r}: settings change the package's head; spaCy's {spacy_head} takes none")
     config_path = configs_dir / f"{package_config}.cfg"
     if not config_path.exists():
@@ -242,7 +242,7 @@ def run_seed(
     train_stats_path = output / "train_stats.json"
     train_stats_path.unlink(missing_ok=True)
     composed = output / "config.cfg"
-    config = compose(config_path, spacy_head, stats, train_stats_path, transformer, settings)
+    config = compose(config_path, spacy_head, stats, train_stats_path, transformer, head_settings)
     config.to_disk(composed, interpolate=False)
     budget = budget_overrides(composed, steps) if steps else []
     command = [
@@ -267,7 +267,7 @@ def run_seed(
         "trained_config_sha256": sha256(composed),
         "head": spacy_head or package_config,
         "encoder_of": package_config,
-        "settings": settings,
+        "settings": head_settings,
         "transformer": config["paths"].get("transformer"),
         "seed": seed,
         "source": "compare",

@@ -59,6 +59,7 @@ def test_compare_writes_one_json_per_seed(project):
     for seed in (0, 1):
         run = json.loads((runs / "global_pointer" / f"seed{seed}.json").read_text())
         assert run["seed"] == seed and run["corpus"] == "genia" and run["config"] == "global_pointer"
+        assert run["settings"] == {}
         assert run["config_sha256"] == config_hash and len(run["code"]["commit"]) == 40
         assert set(run["versions"]) >= {"spacy", "thinc", "torch"} and run["machine"]["cpu_count"] >= 1
         assert run["budget"]["max_steps"] == 3 and run["data"] == {
