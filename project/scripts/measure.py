@@ -147,6 +147,26 @@ def train_speed(
         print(f"{config_path}: {words / seconds:.0f} words/s ({seconds:.1f} s, {words} words)")
 
 
+def best_pipe_seconds(pipelines: List[Tuple[str, Any]], words: List[List[str]], repeats: int,
+                      batch_size: int) -> Dict[str, float]:
+    """NAME/full and NAME/encoder -> the least CPU seconds, over `repeats` rounds
+    of the pipelines taking turns, that nlp.pipe took over docs of `words`,
+    with the whole pipeline and with its first component (the encoder) alone."""
+    from spacy.tokens import Doc
+
+    best: Dict[str, float] = {}
+    for _ in range(repeats):
+        for name, nlp in pipelines:
+            for mode in ("full", "encoder"):
+                batch = [Doc(nlp.vocab, words=w) for w in words]
+                start = time.process_time()
+                with nlp.select_pipes(enable=nlp.pipe_names[:1] if mode == "encoder" else nlp.pipe_names):
+                    list(nlp.pipe(batch, batch_size=batch_size))
+                key = f"{name}/{mode}"
+                best[key] = min(best.get(key, float("inf")), time.process_time() - start)
+    return best
+
+
 @app.command("predict-speed")
 def predict_speed(
     # fmt: off
@@ -189,20 +209,7 @@ def predict_speed(
     references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]
     words = [[t.text for t in doc] for doc in references]
     n_words = sum(len(w) for w in words)
-    best: Dict[str, float] = {}
-    for _ in range(repeats):
-        for name, nlp in pipelines:
-            for mode in ("full", "encoder"):
-                batch = [Doc(nlp.vocab, words=w) for w in words]
-                start = time.process_time()
-                if mode == "encoder":
-                    with nlp.select_pipes(enable=[nlp.pipe_names[0]]):
-                        list(nlp.pipe(batch, batch_size=256))
-                else:
-                    list(nlp.pipe(batch, batch_size=256))
-                seconds = time.process_time() - start
-                key = f"{name}/{mode}"
-                best[key] = min(best.get(key, float("inf")), seconds)
+    best = best_pipe_seconds(pipelines, words, repeats, batch_size=256)
     for name, _ in pipelines:
         full, encoder = best[f"{name}/full"], best[f"{name}/encoder"]
         print(f"{name}: {n_words / full:.0f} words/s ({full:.2f} s for {n_words} words); "
@@ -228,7 +235,7 @@ def pipeline_speed(
     same way, the best of `repeats` rounds counting. Timed in the process's CPU
     time, so other jobs on a shared machine do not move the figures."""
     import spacy
-    from spacy.tokens import Doc, DocBin
+    from spacy.tokens import DocBin
 
     set_threads(1)
     pipelines = [(config, spacy.load(training_dir / corpus / config / f"seed{seed}" / "model-last"))
@@ -236,16 +243,7 @@ def pipeline_speed(
     references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]
     words = [[t.text for t in doc] for doc in references]
     n_words = sum(len(w) for w in words)
-    best: Dict[str, float] = {}
-    for _ in range(repeats):
-        for name, nlp in pipelines:
-            for mode in ("full", "encoder"):
-                batch = [Doc(nlp.vocab, words=w) for w in words]
-                start = time.process_time()
-                with nlp.select_pipes(enable=nlp.pipe_names[:1] if mode == "encoder" else nlp.pipe_names):
-                    list(nlp.pipe(batch, batch_size=64))
-                key = f"{name}/{mode}"
-                best[key] = min(best.get(key, float("inf")), time.process_time() - start)
+    best = best_pipe_seconds(pipelines, words, repeats, batch_size=64)
     measured = {}
     for name, _ in pipelines:
         full, encoder = best[f"{name}/full"], best[f"{name}/encoder"]
