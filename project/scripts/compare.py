@@ -1,4 +1,4 @@
-"""Train one config on one corpus for each seed, score it on dev and write one JSON per run.
+"""Train one config on one corpus for each seed, score it where nothing was tuned, one JSON per run.
 
 python scripts/compare.py CORPUS CONFIG CORPUS_DIR [--seeds 0,1,2] [--steps 0]
     [--configs-dir ../configs] [--training-dir training/compare]
@@ -8,18 +8,31 @@ CONFIG is a config of the package (CONFIGS_DIR/CONFIG.cfg, trained as shipped,
 at its own max_steps unless --steps is given), a config with some of its head's
 settings changed (`lcrf_ner_trf,transitions=crf`, `global_pointer_trf,
 head_lr_scale=10`: a setting of the head component or of its model, the
-value read as JSON where it parses), or one of spaCy's own heads on
-the encoder, optimizer, batcher and budget of a package config: `ner` and
-`spancat` on those of global_pointer, `ner@crener` on those of crener (head
-blocks in configs/benchmark/heads; spancat's ngram sizes run 1..the longest
-training entity). Only what the corpus needs changes: the language (Chinese
-gets the character tokenizer) and a timing logger that changes nothing the
-model computes. Each seed trains in its own folder, TRAINING_DIR/CORPUS/
-CONFIG/seedS, and writes RUNS_DIR/CORPUS/CONFIG/seedS.json: the scores of
-model-last on the dev split (all spans, doc.ents against the outer layer,
-per label), the config's hash, the code's commit, the versions, the machine,
-the budget, the training time and the commands, so two seeds can run at once
-in two shells and scripts/tables.py builds every results table from the files.
+value read as JSON where it parses), or one of spaCy's own heads on the
+encoder, optimizer, schedule, batcher and budget of a package config: HEAD@CONFIG
+(`spancat@crener`, `ner@lcrf_ner`; a bare `ner` or `spancat` runs on
+global_pointer's). spaCy's heads are the blocks `spacy init config -p HEAD`
+writes (`-G` on a transformer); spancat's ngram sizes run 1..the longest
+training entity. Only what the corpus needs changes besides: the language
+(Chinese gets the character tokenizer) and a timing logger that changes
+nothing the model computes.
+
+Every run trains on train.spacy, evaluates once, at its last update, on the
+tuning half of dev (tune.spacy: so no early stop cuts one side's budget), and
+is scored on the reporting half (report.spacy) twice: at the config's
+settings, and with its threshold chosen on the tuning half by the tool the
+head ships with (`spacy find-threshold` for spancat's and global_pointer's
+threshold, `spacy globalner calibrate` for crener's per-label thresholds;
+ner, lcrf_ner and cse_ner have none).
+
+A run's path names what ran: RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json,
+ENCODER the package config whose encoder, optimizer and schedule it used, HEAD
+the head (a package config's name, with its changed settings), BUDGET
+`stepsN` with `-trainN` / `-devN` where the corpus was cut. The pipeline
+trains in the same place under TRAINING_DIR; a run whose composed config is
+unchanged and whose model-last exists is scored again without training. Two
+seeds can run at once in two shells; scripts/tables.py builds every results
+table from the files.
 """
 import copy
 import datetime
@@ -38,12 +51,12 @@ import typer
 from thinc.api import Config
 from train_budget import budget_overrides
 
-from configs import CHINESE_TOKENIZER, read, resolve_transformer
-from configs import head_block as benchmark_head_block
+from configs import CHINESE_TOKENIZER, read, resolve_transformer, spacy_head_block
 
 from common import Arg, Opt, read_json, set_threads, thread_env, write_json
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
+TRIALS = 21
 SPACY_HEADS = ("ner", "spancat")
 BASELINE_ENCODER = "global_pointer"
 DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
@@ -105,7 +118,8 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
     listener = copy.deepcopy(dict(config["components"][heads[0]]["model"]["tok2vec"]))
     del config["components"][heads[0]]
     config["initialize"]["components"].pop(heads[0], None)
-    block = benchmark_head_block(head)
+    on_transformer = config["components"][encoder]["factory"] == "transformer"
+    block = spacy_head_block(head, transformer=on_transformer)
     config["components"][head] = copy.deepcopy(dict(block["components"][head]))
     config["components"][head]["model"]["tok2vec"] = listener
     config["training"]["score_weights"] = dict(block["training"]["score_weights"])
@@ -198,11 +212,47 @@ def machine(threads: int, gpu_id: int) -> Dict:
             "platform": platform.platform()}
 
 
-def score(model: Path, dev: Path, nested: bool) -> Dict:
-    from evaluate import evaluate
-
-    scores = evaluate(model, dev, "sc", nested)
+def views(scores: Dict) -> Dict:
     return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
+
+
+def tune(nlp, model: Path, tune_path: Path, nested: bool) -> Optional[Dict]:
+    """Choose the head's threshold on the tuning half with the tool it ships
+    with and set it on NLP; None for a head without one."""
+    name = nlp.pipe_names[-1]
+    pipe = nlp.get_pipe(name)
+    factory = nlp.get_pipe_meta(name).factory
+    if factory in ("spancat", "global_pointer"):
+        from spacy.cli.find_threshold import find_threshold
+
+        scores_key = "spans_sc_f" if nested or factory == "spancat" else "ents_f"
+        best, best_score, _ = find_threshold(str(model), tune_path, name, "threshold", scores_key,
+                                             n_trials=TRIALS, silent=True)
+        pipe.cfg["threshold"] = float(best)
+        return {"tool": f"spacy find-threshold ({TRIALS} thresholds from 0 to 1)", "scores_key": scores_key,
+                "threshold": float(best), "tune_score": float(best_score)}
+    if getattr(pipe, "can_calibrate", False):
+        from spacy.training import Corpus
+
+        from spacy_globalner.pipeline.calibration import calibrate_component
+
+        calibrate_component(nlp, name, list(Corpus(tune_path)(nlp)))
+        return {"tool": "spacy globalner calibrate", "thresholds": dict(pipe.cfg["thresholds"])}
+    return None
+
+
+def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
+    """The reporting half's scores at the config's settings and after tuning
+    the threshold on the tuning half."""
+    import spacy
+    from evaluate import evaluate_pipeline
+
+    nlp = spacy.load(model)
+    report = corpus_dir / "report.spacy"
+    at_default = views(evaluate_pipeline(nlp, report, "sc", nested))
+    tuning = tune(nlp, model, corpus_dir / "tune.spacy", nested)
+    tuned = views(evaluate_pipeline(nlp, report, "sc", nested)) if tuning else at_default
+    return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning}
 
 
 def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto") -> str:
@@ -225,6 +275,29 @@ def train_and_measure(command: List[str], env: Dict[str, str]) -> float:
     return usage.ru_maxrss / 1024  # KiB on Linux
 
 
+def budget_name(steps: int, stats: Dict) -> str:
+    """'steps4000', 'steps1000-train3000': the budget and any cut of the corpus."""
+    name = f"steps{steps}"
+    for part in ("train", "dev"):
+        if stats.get(f"{part}_limit"):
+            name += f"-{part}{stats[f'{part}_limit']}"
+    return name
+
+
+def run_id(corpus: str, name: str, steps: int, stats: Dict) -> Path:
+    """CORPUS/ENCODER/HEAD/BUDGET: the path of a run below the runs and training folders."""
+    base, _ = parse_variant(name)
+    package_config, spacy_head = parse_config_name(base)
+    head = spacy_head or name
+    return Path(corpus) / package_config / head / budget_name(steps, stats)
+
+
+def trained_already(output: Path, composed_text: str) -> bool:
+    """Whether OUTPUT holds model-last trained from exactly this composed config."""
+    composed = output / "config.cfg"
+    return (output / "model-last").exists() and composed.exists() and composed.read_text() == composed_text
+
+
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto",
@@ -237,34 +310,40 @@ def run_seed(
     if not config_path.exists():
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
     stats = read_json(corpus_dir / "stats.json")
-    output = training_dir / corpus / name / f"seed{seed}"
+    steps = steps or int(read(config_path)["training"]["max_steps"])
+    run = run_id(corpus, name, steps, stats)
+    output = training_dir / run / f"seed{seed}"
     output.mkdir(parents=True, exist_ok=True)
     train_stats_path = output / "train_stats.json"
-    train_stats_path.unlink(missing_ok=True)
-    composed = output / "config.cfg"
     config = compose(config_path, spacy_head, stats, train_stats_path, transformer, head_settings)
-    config.to_disk(composed, interpolate=False)
-    budget = budget_overrides(composed, steps) if steps else []
+    composed_text = config.to_str(interpolate=False)
     command = [
-        "python", "-m", "spacy", "train", str(composed), "--output", str(output),
+        "python", "-m", "spacy", "train", str(output / "config.cfg"), "--output", str(output),
         "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
-        "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "dev.spacy"),
-        "--system.seed", str(seed), "--gpu-id", str(gpu_id), *budget,
+        "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "tune.spacy"),
+        "--system.seed", str(seed), "--gpu-id", str(gpu_id),
+        *budget_overrides(config_path, steps), "--training.eval_frequency", str(steps),
     ]
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
-    start = time.perf_counter()
-    peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
-    wall = time.perf_counter() - start
+    previous = read_json(runs_dir / run / f"seed{seed}.json")
+    if trained_already(output, composed_text) and previous.get("train"):
+        print(f"{output}: trained from the same config already; scoring it again")
+        wall, peak_rss_mb = previous["train"]["wall_seconds"], previous["train"]["peak_rss_mb"]
+        started = datetime.datetime.fromisoformat(previous["started"])
+    else:
+        train_stats_path.unlink(missing_ok=True)
+        (output / "config.cfg").write_text(composed_text)
+        start = time.perf_counter()
+        peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
+        wall = time.perf_counter() - start
     trained = read_json(train_stats_path)
-    settings = read(composed)["training"]
-    scores = score(output / "model-last", corpus_dir / "dev.spacy", stats["nested"])
-    run = {
+    record = {
         "corpus": corpus,
         "config": name,
         "config_file": f"configs/{package_config}.cfg",
         "config_sha256": sha256(config_path),
-        "trained_config_sha256": sha256(composed),
+        "trained_config_sha256": sha256(output / "config.cfg"),
         "head": spacy_head or package_config,
         "encoder_of": package_config,
         "settings": head_settings,
@@ -277,11 +356,13 @@ def run_seed(
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "data": {"lang": stats["lang"], "nested": stats["nested"],
                  "train_sentences": stats["train"]["n_docs"], "dev_sentences": stats["dev"]["n_docs"],
+                 "tune_sentences": stats["tune"]["n_docs"], "report_sentences": stats["report"]["n_docs"],
+                 "scored_on": "report.spacy (odd-numbered dev docs)",
                  "train_limit": stats.get("train_limit", 0), "dev_limit": stats.get("dev_limit", 0)},
-        "budget": {"max_steps": int(steps or settings["max_steps"]), "updates": trained.get("steps"),
-                   "eval_frequency": settings["eval_frequency"]},
+        "budget": {"max_steps": steps, "updates": trained.get("steps"),
+                   "eval_frequency": steps},
         "model": "model-last",
-        "scores": scores,
+        **score(output / "model-last", corpus_dir, stats["nested"]),
         "train": {"wall_seconds": round(wall, 1), "train_seconds": trained.get("train_seconds"),
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
                   "final_dev_score": trained.get("final_dev_score"), "peak_rss_mb": round(peak_rss_mb)},
@@ -289,8 +370,8 @@ def run_seed(
         "command": reproduce_command(corpus, name, seed, steps, stats, transformer),
         "train_command": shlex.join(command),
     }
-    path = runs_dir / corpus / name / f"seed{seed}.json"
-    write_json(path, run)
+    path = runs_dir / run / f"seed{seed}.json"
+    write_json(path, record)
     return path
 
 

@@ -8,7 +8,9 @@ Config; the encoder's [listener] block becomes every head's model.tok2vec, so
 every head sees the same encoder, seed, batcher, optimizer and step budget.
 A package head's block is its component and score weights in the package's
 configs/HEAD.cfg (plus common.HEADS' overrides), so the benchmark trains what
-users get; spaCy's ner and spancat have blocks in configs/benchmark/heads/.
+users get; spaCy's ner and spancat get the blocks `spacy init config` writes
+(with -G for the transformer encoder, so ner's upper layer is off as spaCy
+ships it there).
 From the corpus statistics: the language (Chinese gets the character
 tokenizer, or gold and predicted tokens misalign), spancat's ngram sizes
 (1..longest training entity) and the step budget.
@@ -43,12 +45,27 @@ def read(path: Path) -> Config:
     return Config().from_disk(path, interpolate=False)
 
 
-def head_block(head: str) -> Config:
+def spacy_head_block(head: str, transformer: bool = False) -> Config:
+    """[components.HEAD] (without model.tok2vec) and [training.score_weights] of
+    spaCy's own HEAD as `spacy init config -p HEAD` writes them (`-G` where
+    TRANSFORMER)."""
+    from spacy.cli.init_config import init_config
+
+    generated = init_config(lang="en", pipeline=[head], gpu=transformer, silent=True)
+    component = copy.deepcopy(dict(generated["components"][head]))
+    component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    weights = {k: v for k, v in generated["training"]["score_weights"].items() if v is not None}
+    total = sum(weights.values()) or 1.0
+    weights = {k: v / total for k, v in weights.items()}
+    return Config({"components": {head: component}, "training": {"score_weights": weights}})
+
+
+def head_block(head: str, transformer: bool = False) -> Config:
     """[components.COMPONENT] (without model.tok2vec) and [training.score_weights]
-    of one head: from the package's configs/SOURCE.cfg, or its benchmark block."""
+    of one head: from the package's configs/SOURCE.cfg, or as spaCy writes it."""
     spec = HEADS[head]
     if spec.source is None:
-        return read(CONFIG_DIR / "heads" / f"{head}.cfg")
+        return spacy_head_block(head, transformer)
     source = read(PACKAGE_CONFIGS / f"{spec.source}.cfg")
     component = copy.deepcopy(dict(source["components"][spec.component]))
     component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
@@ -87,7 +104,7 @@ def compose(
     RETURNS (Config): The config, uninterpolated.
     """
     encoder_config, encoder_name, listener = encoder_parts(encoder)
-    block = head_block(head)
+    block = head_block(head, transformer=encoder == "trf")
     config = read(CONFIG_DIR / "base.cfg").merge(encoder_config).merge(block)
     (component,) = block["components"].keys()
     config["components"][component]["model"]["tok2vec"] = copy.deepcopy(dict(listener))

@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional
 
 import spacy
 import typer
+from spacy.language import Language
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Corpus, Example
@@ -91,7 +92,10 @@ def score_views(examples: List[Example], key: str, nested: bool) -> Dict[str, Di
 
 
 def evaluate(model_path: Path, dev_path: Path, key: str, nested: bool) -> Dict:
-    nlp = spacy.load(model_path)
+    return evaluate_pipeline(spacy.load(model_path), dev_path, key, nested)
+
+
+def evaluate_pipeline(nlp: Language, dev_path: Path, key: str, nested: bool) -> Dict:
     examples = list(Corpus(dev_path)(nlp))
     docs = nlp.pipe([eg.predicted for eg in examples], batch_size=64)
     examples = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
