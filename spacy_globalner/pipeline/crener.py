@@ -27,10 +27,10 @@ DEFAULT_CRENER_MODEL = """
 [model]
 @architectures = "spacy-globalner.CRENER.v1"
 # The architecture's settings take their defaults from its signature
-# (spacy_globalner.ml.models.crener.build_crener), where they are written once,
-# except the one chosen on dev since: the co-predictor's MLP reads the grid and
-# the tag-aware features (+1.4 F on the GENIA slice, 3 seeds; docs/crener.md).
-# The signature keeps "grid", so a config that leaves it out keeps its model.
+# (spacy_globalner.ml.models.crener.build_crener), except one: the
+# co-predictor's MLP reads the grid and the tag-aware features
+# (docs/crener.md). The signature keeps "grid", so that a config which leaves
+# predictor_input out builds the same model in every release of CRENER.v1.
 predictor_input = "grid+tags"
 
 [model.tok2vec]
@@ -49,12 +49,9 @@ GridScores = Tuple[List[Floats3d], Ints2d]
 # The shortest window whose context (max_grid_length // 8 tokens each side) is
 # not empty: shorter windows would not overlap (decoding.crener.windows).
 MIN_GRID_LENGTH = 8
-# The most spans one doc may yield (highest scores kept), as global_pointer's.
-# On one 20,000-token GENIA doc without sentence boundaries, configs/crener.cfg
-# after 300 updates predicts 1,177 spans (2,523 at threshold 0.0); an
-# untrained crener (the factory's defaults) closes 3,476,109, a peak of
-# +2,248 MiB over the loaded pipeline, +727 MiB with this cap, against
-# +576 MiB for the trained one.
+# The most spans one doc may yield (highest scores kept), as global_pointer's:
+# a bound on the memory of a long doc, where an untrained head closes spans
+# in most cells (docs/crener.md, "max_candidates").
 DEFAULT_MAX_CANDIDATES = 20000
 
 

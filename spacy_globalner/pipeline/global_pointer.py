@@ -41,14 +41,12 @@ subword_features = true
 """
 DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_MODEL)["model"]
 # The score (a probability, as spancat's) a span must reach: 0.3775, the
-# logit -0.5, not 0.5, because the head under-calls. Chosen on the first half
-# of the GENIA, GermEval 2014, WNUT-17 and Resume dev splits
-# (configs/global_pointer.cfg, 3 seeds; project/BENCHMARKS.md, decision
-# records). docs/thresholds.md: how to tune it.
+# logit -0.5, not 0.5, because the head under-calls (docs/global_pointer.md).
+# docs/thresholds.md: how to tune it.
 DEFAULT_THRESHOLD = 0.3775
-# The most spans one doc may yield (docs/thresholds.md, "max_candidates"): on
-# one 20,000-token doc, a model trained on the GENIA slice predicted 1,824,
-# an untrained one 105,538 (1.1 million without the prior offset, +710 MB).
+# The most spans one doc may yield, the highest-scoring kept: a bound on the
+# memory of a long doc, where an untrained or badly trained head would yield
+# a span for most cells (docs/thresholds.md, "max_candidates").
 DEFAULT_MAX_CANDIDATES = 20000
 
 

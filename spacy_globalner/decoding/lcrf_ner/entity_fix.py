@@ -21,8 +21,8 @@ is left as it is. An invalid run is repaired as a whole:
     entity"); under the plain strict reading, which keeps the valid prefix
     B-Y of B-Y I-X as an entity, it can decrease (gold Y = [0, 1), predicted
     B-Y I-X: the fix turns a correct Y into a wrong [0, 2)).
-"lenient", the rule of the first release: a run opened by I-X becomes
-    B-X I-X ... wherever it is, and a run opened by B-Y becomes B-Y I-Y ...
+"lenient": a run opened by I-X becomes B-X I-X ... wherever it is, and a
+    run opened by B-Y becomes B-Y I-Y ...
     It assumes the lenient (conlleval) reading, where an I that opens an
     entity starts a new one of its own type; after it the output reads the
     same strictly and leniently.

@@ -54,9 +54,9 @@ def build_crener(
 
     The defaults here are the only ones: the head layer and the torch scorer
     take a CRENERSettings built from these arguments. With the defaults the
-    model is the one spacy-globalner.CRENER.v1 has always built (a reduced
-    W2NER); the CRENER paper's pieces are switched on one by one with the
-    last six settings, or all at once by spacy-globalner.CRENERPaper.v1.
+    model is a reduced W2NER; the CRENER paper's pieces are switched on one
+    by one with the last six settings, or all at once by
+    spacy-globalner.CRENERPaper.v1.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
@@ -87,9 +87,8 @@ def build_crener(
         cases.
     max_batch_cells (int): Most grid cells run through the scorer at once;
         bounds the memory of long docs and large batches. It changes no
-        output. 65536 (one 256-token window) since issue 11: against 262144,
-        a 20,000-token doc peaked 858 MiB over the loaded pipeline instead of
-        1,451 MiB, and GENIA dev sentences predicted faster (docs/crener.md).
+        output. The default holds one 256-token window (docs/crener.md,
+        "Speed and memory").
     mixed_precision (bool): Run the head under torch autocast on GPU.
     transformer_depth (int): Layers of the paper's adapted Transformer
         (un-scaled relative self-attention) after the BiLSTM, or in its place

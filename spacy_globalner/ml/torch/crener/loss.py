@@ -11,9 +11,8 @@ is GlobalPointer's loss per cell.
 The cells are averaged with a weight: a cell that carries a gold tag counts
 `positive_weight` times as much as one that carries none. In an n x n grid
 under 5% of the cells carry a tag, and with a plain mean the typed closing
-cells are learned last and predicted too rarely: on a 600-sentence slice of
-Resume, a weight of 5 took dev F1 after 150 updates from 0.36 to 0.76 (10 gave
-0.77, 30 over-predicted: 0.67); on GENIA 5 gave 0.51 and 10 gave 0.43.
+cells are learned last and predicted too rarely; too high a weight
+over-predicts (docs/crener.md has the weights measured).
 
 Computed in fp32 (fp64 for fp64 input) whatever the input dtype.
 """

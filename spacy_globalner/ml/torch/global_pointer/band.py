@@ -3,9 +3,8 @@
 Forward and backward are each one batched matrix product over windowed views of
 the inputs, so neither materialises the (rows, heads, head_width, width) windows
 of keys. Autograd through `unfold` would: its backward builds a gradient of that
-size and scatters it back into the keys. On one CPU thread that made the band's
-forward+backward 7-11x slower than the one written out here
-(`python project/probes/band_speed.py`).
+size and scatters it back into the keys, several times slower on a CPU than
+the backward written out here (docs/global_pointer.md, "Speed").
 """
 import torch
 

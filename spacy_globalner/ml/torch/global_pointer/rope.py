@@ -52,8 +52,8 @@ def rope_rotations(positions: torch.Tensor, width: int, dtype: torch.dtype = tor
 def rotate(x: torch.Tensor, rotations: torch.Tensor) -> torch.Tensor:
     """x (n, ..., width) with dimension pairs (2m, 2m + 1) read as complex
     numbers and multiplied by `rotations` (broadcast against the pairs): one
-    complex product instead of the six real passes of the cos/sin formula (5x
-    faster here). The rotation runs in fp32 (fp64 stays fp64) and the result
+    complex product instead of the six real passes of the cos/sin formula
+    (several times faster). The rotation runs in fp32 (fp64 stays fp64) and the result
     is cast back to x's dtype.
     """
     real = torch.float64 if x.dtype == torch.float64 else torch.float32

@@ -91,7 +91,7 @@ class GlobalPointerScorer(nn.Module):
         width - 1, ...), each contiguous, from the one projection's rows.
 
         Two products in place of one whose output interleaves queries and
-        keys: the band reads contiguous rows 1.5x faster. The width - 1 rows
+        keys: the band reads contiguous rows faster. The width - 1 rows
         of keys past the last token, which the band's windows read but whose
         cells are no spans, come from padding X with zeros rather than from a
         copy of the keys.
