@@ -44,8 +44,8 @@ NEW_SETTINGS = (
 
 
 def test_pipeline_saved_before_the_new_settings_loads(tmp_path):
-    """A config written before issue 11 (none of the new settings) loads,
-    fills them with v1's behaviour and predicts what the saved model did."""
+    """A config without the paper's settings loads, fills them with v1's
+    defaults and predicts what the saved model did."""
     from thinc.api import Config
 
     nlp = spacy.blank("en")

@@ -5,8 +5,8 @@ import pytest
 
 from tests.helpers.germeval import learn_outer_level
 
-# Measured here (seed 0, 2 shared CPU cores): dev ents_f softmax 0.435,
-# bioes 0.428 (IOB with learned penalties: 0.439, test_lcrf_ner_learning.py).
+# Well below what seed 0 reaches with each arm: the test catches an arm that
+# stops learning.
 F1_FLOORS = {"softmax": 0.38, "bioes": 0.37}
 CONFIGS = {
     "softmax": {"entity_fix": "paper", "model": {"transitions": "none"}},

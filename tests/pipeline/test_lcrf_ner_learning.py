@@ -9,11 +9,9 @@ from thinc.api import fix_random_seed
 from tests.helpers.germeval import read_outer_level
 
 N_TRAIN, N_DEV, N_EPOCHS, BATCH = 2000, 500, 6, 32
-# Measured here (seed 0, 2 shared CPU cores): dev ents_f 0.439 in 42 s with the
-# paper's Entity-Fix (the default since issue 12; 0.434 with "lenient", the rule before).
+# Well below what seed 0 reaches with either Entity-Fix rule, so that the test
+# catches a head that stops learning without failing on a change of seed.
 F1_FLOOR = 0.35
-
-
 
 
 @pytest.mark.slow

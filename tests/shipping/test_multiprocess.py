@@ -3,8 +3,8 @@ and the pipes survive pickling (what spawn-started workers and Ray rely on).
 
 The multiprocess runs happen in a subprocess with the environment a user has: no
 thread variables, torch's default threads, spaCy's default start method (fork on
-Linux), and a timeout that turns a hang into a failure. They used to hang: the
-forked workers waited in libgomp for the parent's OpenMP threads.
+Linux), and a timeout that turns a hang into a failure: forked workers can
+wait forever in libgomp for the parent's OpenMP threads.
 """
 import atexit
 import functools
