@@ -179,13 +179,13 @@ class Errors(metaclass=ErrorsWithCodes):
             "doc.spans[key].attrs[\"scores\"]) is at least the threshold, as "
             "in spancat; the default is 0.3775. It was a logit before: a logit "
             "x is the probability 1 / (1 + e^-x), e.g. -0.5 is 0.3775. Tune it "
-            "with `spacy find-threshold MODEL DEV {name} threshold spans_sc_f`.")
+            "with `spacy find-threshold MODEL DEV {name} threshold spans_{key}_f`.")
     E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "
             "from 0 to 1 (the score a span of that label must reach), got "
             "{value!r}: thresholds written as logits by an earlier `spacy "
             "globalner calibrate`. Run calibrate again, or delete the key from "
             "{name}/cfg to use `threshold` for every label.")
-    E052 = ("max_candidates of '{name}' must be an integer of at least 0 (the "
+    E052 = ("max_candidates of '{owner}' must be an integer of at least 0 (the "
             "most spans one doc may yield; 0 or null: no bound), got {value!r}.")
     # lcrf_ner: E100-E149
     E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
@@ -201,6 +201,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E122 = ("transitions must be one of {options} (\"none\": the softmax "
             "baseline, \"crf\": a plain CRF, \"penalised\": learned penalties "
             "on forbidden transitions), got {value!r}.")
+    E123 = ("rule must be one of {options} (the Entity-Fix rules that "
+            "decoding.lcrf_ner.entity_fix applies; to read invalid tags as they "
+            "are, do not call it), got {value!r}.")
     # cse_ner: E130-E139
     E130 = ("threshold of '{name}' must be a number from 0 to 1 (the "
             "probability above which a token is a start or end marker; 0.5 in "

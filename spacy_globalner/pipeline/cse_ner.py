@@ -19,6 +19,7 @@ from ..decoding.cse_ner import decode_cse_ner
 from ..errors import Errors, Warnings
 from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.cse_ner.scorer import cse_loss
+from ..validation import check_bool
 from .ents_filters import highest_score_filter
 from .flat_ner import (
     FLAT_NER_SCORE_WEIGHTS,
@@ -104,8 +105,7 @@ class CSENER(FlatSpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         set_ents: bool = True,
     ) -> None:
-        if not isinstance(set_ents, bool):
-            raise ValueError(Errors.E100.format(option="set_ents", name=name, value=set_ents))
+        check_bool(set_ents, "set_ents", name, error=Errors.E100)
         if (
             isinstance(threshold, bool)
             or not isinstance(threshold, (int, float))

@@ -16,7 +16,7 @@ from ..decoding.global_pointer import band_cell_coordinates, decode_band
 from ..errors import Errors, Warnings
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
-from ..validation import check_bool, check_int, check_number
+from ..validation import check_bool, check_int
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import GoldSummary, SpanPipe
@@ -140,9 +140,7 @@ class GlobalPointer(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
-        check_number(threshold, "threshold", name, least=0.0, error=Errors.E050)
-        if not threshold <= 1.0:
-            raise ValueError(Errors.E050.format(name=name, value=threshold))
+        _check_threshold(threshold, name, spans_key)
         check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         _check_width(max_span_width, name)
         check_bool(set_ents, "set_ents", name)
@@ -225,9 +223,7 @@ class GlobalPointer(SpanPipe):
         probability: its calibrated threshold from cfg["thresholds"], or
         `threshold`.
         """
-        fallback = self.cfg["threshold"]
-        if not 0.0 <= fallback <= 1.0:  # set in Python after creation
-            raise ValueError(Errors.E050.format(name=self.name, value=fallback))
+        _check_threshold(self.cfg["threshold"], self.name, self.key)  # may be set in Python after creation
         thresholds = super().label_thresholds()
         if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
             raise ValueError(Errors.E051.format(name=self.name, value=self.cfg.get("thresholds")))
@@ -291,3 +287,10 @@ class GlobalPointer(SpanPipe):
 
 def _check_width(value: Any, name: str = "global_pointer") -> None:
     check_int(value, "max_span_width", name, allow_none=True, error=Errors.E006)
+
+
+def _check_threshold(value: Any, name: str, key: str) -> None:
+    """A probability from 0 to 1 (NaN and inf fail the comparison)."""
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not (is_number and 0.0 <= value <= 1.0):
+        raise ValueError(Errors.E050.format(name=name, key=key, value=value))

@@ -6,6 +6,7 @@ and values that a config cannot hold (NaN, inf), by spaCy's config validation
 ("config" below) before the factory runs.
 """
 import inspect
+import re
 
 import pytest
 import spacy
@@ -118,6 +119,40 @@ def _row_id(row) -> str:
     name, setting, value, _ = row
     setting = ".".join(setting) if isinstance(setting, tuple) else setting
     return f"{name}-{setting}={value!r}"
+
+
+# A factory setting refused by a catalogue error (not by spaCy's config validation).
+CATALOGUE_ROWS = [row for row in BAD_SETTINGS if row[3] not in ("config", "E961") and isinstance(row[1], str)]
+
+
+@pytest.mark.parametrize("name,setting,value,code", CATALOGUE_ROWS, ids=[_row_id(r) for r in CATALOGUE_ROWS])
+def test_bad_setting_error_names_the_component(name, setting, value, code):
+    """The component's name goes where the component is meant, never the setting's."""
+    config = {"model": dict(SMALL_MODELS[name]), setting: value}
+    with pytest.raises(ValueError, match=rf"\[{code}\]") as error:
+        spacy.blank("en").add_pipe(name, name="my_ner", config=config)
+    message = str(error.value)
+    assert f"'{setting}'" not in message, message
+    assert set(re.findall(r"of '([^']*)'", message)) <= {"my_ner"}, message
+
+
+def test_threshold_error_gives_the_command_for_this_component():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match=r"\[E050\] threshold of 'my_gp' .* got -1") as error:
+        nlp.add_pipe("global_pointer", name="my_gp", config={"threshold": -1, "spans_key": "genes"})
+    assert "spacy find-threshold MODEL DEV my_gp threshold spans_genes_f" in str(error.value)
+    pipe = nlp.add_pipe("global_pointer", name="my_gp", config={"spans_key": "genes"})
+    pipe.cfg["threshold"] = 2.0  # set in Python after creation: checked when it is used
+    with pytest.raises(ValueError, match=r"\[E050\] threshold of 'my_gp' .* got 2.0"):
+        pipe.label_thresholds()
+
+
+def test_cse_ner_set_ents_error_names_the_component():
+    """A Python caller skips spaCy's config validation."""
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("cse_ner", config={"model": dict(SMALL_MODELS[CSE])})
+    with pytest.raises(ValueError, match=r"\[E100\] set_ents of 'my_cse' must be true or false, got 'no'"):
+        type(pipe)(nlp.vocab, pipe.model, "my_cse", set_ents="no")
 
 
 @pytest.mark.parametrize("name,setting,value,code", BAD_SETTINGS, ids=[_row_id(r) for r in BAD_SETTINGS])

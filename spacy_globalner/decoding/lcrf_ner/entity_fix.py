@@ -53,7 +53,7 @@ def entity_fix(
         array), and a bool per doc: True where a tag was changed.
     """
     if rule not in ENTITY_FIX_RULES:
-        raise ValueError(Errors.E120.format(name="entity_fix", options=ENTITY_FIX_RULES, value=rule))
+        raise ValueError(Errors.E123.format(options=ENTITY_FIX_RULES, value=rule))
     tags = numpy.asarray(tags, dtype="int64")
     lengths = numpy.asarray(lengths, dtype="int64")
     n_docs, max_length = tags.shape
