@@ -54,13 +54,13 @@ class Warnings(metaclass=ErrorsWithCodes):
             "spacy-transformers need torch there too: install a CUDA build of "
             "torch for your CUDA version.")
     # global_pointer: W050-W059
-    W050 = ("'{name}' kept the {kept} highest-scoring of {count} candidate "
-            "spans in a doc of {length} tokens (max_candidates = {kept}) and "
-            "dropped the rest{more}. A trained model stays far below this; an "
-            "untrained or half-trained model, or a threshold near 0, predicts "
-            "spans at most cells. Raise the threshold, or raise max_candidates "
-            "in [components.{name}] (null: no bound) if a doc really holds that "
-            "many entities. Reported once per call.")
+    W050 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
+            "the {kept} highest-scoring (max_candidates = {kept}){more}; the "
+            "others were dropped. To keep them, set max_candidates to {count} "
+            "or more (0 or null: no bound) in [components.{name}], or on the "
+            "loaded pipeline: nlp.get_pipe('{name}').cfg[\"max_candidates\"] = "
+            "{count}. A higher threshold keeps fewer spans. Reported once per "
+            "call.")
 
     # lcrf_ner: W100-W149
     W100 = ("{count} gold span(s) of {total} in the training data of '{name}' "
@@ -80,12 +80,12 @@ class Warnings(metaclass=ErrorsWithCodes):
             "predicted (longest: {longest}). Set max_grid_length in the "
             "component's config to at least {longest} to learn them.")
     W230 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
-            "the {kept} highest-scoring (max_candidates = {kept}){more}. A "
-            "trained model stays far below this; an untrained or half-trained "
-            "one, or a threshold far below 0, closes spans at most cells of its "
-            "grid. Train longer or raise the threshold; if a doc really holds "
-            "that many entities, raise max_candidates in [components.{name}] "
-            "(0 or null: no bound). Reported once per call.")
+            "the {kept} highest-scoring (max_candidates = {kept}){more}; the "
+            "others were dropped. To keep them, set max_candidates to {count} "
+            "or more (0 or null: no bound) in [components.{name}], or on the "
+            "loaded pipeline: nlp.get_pipe('{name}').cfg[\"max_candidates\"] = "
+            "{count}. A higher threshold keeps fewer spans. Reported once per "
+            "call.")
     # corpora: W300-W349
     W300 = ("Read {n_docs} doc(s) from {path} with repairs: {details}. Every "
             "other annotation was kept as written. If a repair is not what you "

@@ -341,6 +341,7 @@ def test_max_candidates_keeps_the_best_spans_and_warns_once_per_call(trained):
     assert len(w230) == 1  # one call of set_annotations for the two docs
     assert f"found {counts[0]} spans in a doc of {len(unbounded[0])} tokens" in w230[0]
     assert "max_candidates = 20" in w230[0] and "1 more doc" in w230[0]
+    assert f"set max_candidates to {counts[0]} or more" in w230[0] and "trained" not in w230[0]
     for full, doc in zip(unbounded, capped):
         scores = full.spans["sc"].attrs["scores"]
         assert len(doc.spans["sc"]) == 20
