@@ -11,6 +11,7 @@ from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CRENER, highest_score_filter
 from spacy_globalner.decoding.crener.windows import END, START
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.crener import plan_doc_windows
 from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of, train
 
@@ -300,7 +301,7 @@ def test_get_loss_checks_grid_count(trained):
 
 
 def _head_dropout_rates(nlp):
-    scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
+    scorer = wrapped_module(nlp.get_pipe("crener").model.get_ref("head").layers[0])
     rates = {m.p for m in scorer.modules() if isinstance(m, torch.nn.Dropout)}
     return rates | {m.dropout for m in scorer.modules() if isinstance(m, torch.nn.MultiheadAttention)}
 

@@ -3,6 +3,7 @@ of the architecture at its paper setting overfits two sentences, and the
 saved pipeline loads back with its settings from the config."""
 import spacy
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from tests.helpers.crener import SMALL_MODEL, TRAIN_DATA, example_of, spans_of, train
 
 PAPER_MODEL = {
@@ -24,7 +25,7 @@ def test_paper_model_overfits_two_sentences(tmp_path):
     train(nlp, examples, n_updates=60)
     for (_, spans), example in zip(TRAIN_DATA, examples):
         assert spans_of(nlp(example.predicted.copy())) == sorted(spans)
-    scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
+    scorer = wrapped_module(nlp.get_pipe("crener").model.get_ref("head").layers[0])
     assert scorer.settings.enhancement == "paper" and scorer.transformer is not None
     nlp.to_disk(tmp_path)
     loaded = spacy.load(tmp_path)

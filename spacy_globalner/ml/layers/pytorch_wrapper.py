@@ -77,6 +77,11 @@ class AccumulatingPyTorchShim(PyTorchShim):
         if self._mixed_precision and self.device.type != "cuda":
             raise ValueError(Errors.E231.format(module=type(self._model).__name__, device=self.device))
 
+    @property
+    def module(self) -> torch.nn.Module:
+        """The wrapped torch module."""
+        return self._model
+
     @contextlib.contextmanager
     def use_params(self, params):
         """Hold the averages `params` keeps of this shim's parameters, under the
@@ -118,6 +123,15 @@ def pytorch_wrapper(
         shims=[AccumulatingPyTorchShim(module, mixed_precision=mixed_precision)],
         dims={"nI": None, "nO": None},
     )
+
+
+def wrapped_module(model: Model) -> torch.nn.Module:
+    """The torch module that a `pytorch_wrapper` layer runs.
+
+    model (Model): A layer made by `pytorch_wrapper`.
+    RETURNS (torch.nn.Module): Its module, the one its weights load into.
+    """
+    return model.shims[0].module
 
 
 def convert_tensor_outputs(model: Model, inputs_outputs: Tuple[Any, Any], is_train: bool) -> Tuple[Any, Callable]:
