@@ -1,5 +1,7 @@
-"""What the crener tests share: a small model, two sentences of nested
-gold, and examples whose tokens are the text's whitespace-separated words."""
+"""What the crener tests share: a small model and a tiny scorer, two
+sentences of nested gold, and examples whose tokens are the text's
+whitespace-separated words."""
+import torch
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -30,6 +32,22 @@ SMALL_MODEL = {
     "predictor_width": 16,
     "tok2vec": SMALL_TOK2VEC,
 }
+
+# CRENERSettings of a scorer small enough for fp64 gradient checks.
+TINY_SCORER = dict(
+    token_width=8,
+    context_depth=1,
+    grid_width=6,
+    distance_width=3,
+    region_width=2,
+    conv_width=4,
+    dilations=(1, 2),
+    enhancement_rounds=1,
+    attention_heads=2,
+    biaffine_width=4,
+    predictor_width=5,
+    dropout=0.0,
+)
 
 # Two sentences with nested entities, a same-span label pair and an entity at each edge.
 TRAIN_DATA = [
@@ -65,3 +83,9 @@ def train(nlp: Language, examples, n_updates: int = 50):
     for _ in range(n_updates):
         nlp.update(examples, sgd=optimizer, losses={})
     return nlp
+
+
+def grid_masks(lengths, n: int):
+    """Bool token mask (batch, n) and cell mask (batch, n, n) of a padded batch."""
+    token_mask = torch.arange(n)[None, :] < torch.as_tensor(lengths)[:, None]
+    return token_mask, token_mask[:, :, None] & token_mask[:, None, :]

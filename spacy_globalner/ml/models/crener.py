@@ -1,10 +1,9 @@
 """The CRENER architecture (tok2vec -> windows -> grid tag scorer) and its head
 layer (token vectors + windows -> one tag grid per window).
 """
-import inspect
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import partial
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
@@ -16,47 +15,52 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
 from ...validation import check_bool, check_dropout, check_int
-from ..layers.pytorch_wrapper import pytorch_wrapper
+from ..layers.pytorch_wrapper import pytorch_wrapper, wrapped_module
 from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer
-from ..torch.crener.settings import CRENERSettings
+from ..torch.crener.settings import PAPER_SETTINGS, PAPER_SWITCHES, CRENERSettings
 
 ARCHITECTURE = "spacy-globalner.CRENER.v1"
 PAPER_ARCHITECTURE = "spacy-globalner.CRENERPaper.v1"
 OutT = Tuple[List[Floats3d], Ints2d]
+# The scorer's settings of CRENER.v1; both architectures' signatures read
+# their defaults from CRENERSettings (PAPER_SETTINGS for CRENERPaper.v1).
+DEFAULTS = CRENERSettings()
+# One 256-token window's grid.
+DEFAULT_MAX_BATCH_CELLS = 256 * 256
 
 
 @registry.architectures(ARCHITECTURE)
 def build_crener(
     tok2vec: Model[List[Doc], List[Floats2d]],
-    token_width: int = 128,
-    context_depth: int = 1,
-    grid_width: int = 64,
-    distance_width: int = 16,
-    region_width: int = 16,
-    conv_width: int = 48,
-    dilations: Sequence[int] = (1, 2, 3),
-    enhancement_rounds: int = 1,
-    attention_heads: int = 4,
-    biaffine_width: int = 64,
-    predictor_width: int = 64,
-    learned_threshold: bool = True,
-    dropout: Optional[float] = None,
-    max_batch_cells: int = 65536,
+    token_width: int = DEFAULTS.token_width,
+    context_depth: int = DEFAULTS.context_depth,
+    grid_width: int = DEFAULTS.grid_width,
+    distance_width: int = DEFAULTS.distance_width,
+    region_width: int = DEFAULTS.region_width,
+    conv_width: int = DEFAULTS.conv_width,
+    dilations: Sequence[int] = DEFAULTS.dilations,
+    enhancement_rounds: int = DEFAULTS.enhancement_rounds,
+    attention_heads: int = DEFAULTS.attention_heads,
+    biaffine_width: int = DEFAULTS.biaffine_width,
+    predictor_width: int = DEFAULTS.predictor_width,
+    learned_threshold: bool = DEFAULTS.learned_threshold,
+    dropout: Optional[float] = DEFAULTS.dropout,
+    max_batch_cells: int = DEFAULT_MAX_BATCH_CELLS,
     mixed_precision: bool = False,
-    transformer_depth: int = 0,
-    attention_embedding_width: int = 0,
-    parallel_dilations: bool = False,
-    cln_bias_from: str = "subject",
-    enhancement: str = "pooled",
-    predictor_input: str = "grid",
+    transformer_depth: int = DEFAULTS.transformer_depth,
+    attention_embedding_width: int = DEFAULTS.attention_embedding_width,
+    parallel_dilations: bool = DEFAULTS.parallel_dilations,
+    cln_bias_from: str = DEFAULTS.cln_bias_from,
+    enhancement: str = DEFAULTS.enhancement,
+    predictor_input: str = DEFAULTS.predictor_input,
 ) -> Model[List[Doc], OutT]:
     """Build a CRENER grid tagger over any tok2vec.
 
-    The defaults here are the only ones: the head layer and the torch scorer
-    take a CRENERSettings built from these arguments. With the defaults the
-    model is a reduced W2NER; the CRENER paper's pieces are switched on one
-    by one with the last six settings, or all at once by
-    spacy-globalner.CRENERPaper.v1.
+    The defaults are CRENERSettings' (ml/torch/crener/settings.py); the head
+    layer and the torch scorer take a CRENERSettings built from these
+    arguments. With the defaults the model is a reduced W2NER; the CRENER
+    paper's pieces are switched on one by one with the last six settings, or
+    all at once by spacy-globalner.CRENERPaper.v1.
 
     tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
         HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
@@ -87,8 +91,7 @@ def build_crener(
         cases.
     max_batch_cells (int): Most grid cells run through the scorer at once;
         bounds the memory of long docs and large batches. It changes no
-        output. The default holds one 256-token window (docs/crener.md,
-        "Speed and memory").
+        output. The default holds one 256-token window.
     mixed_precision (bool): Run the head under torch autocast on GPU.
     transformer_depth (int): Layers of the paper's adapted Transformer
         (un-scaled relative self-attention) after the BiLSTM, or in its place
@@ -110,51 +113,31 @@ def build_crener(
         (length, length, 1 + n_tags) logit grid per window, and the window
         plan. The pipe sets attrs["max_grid_length"], the longest window.
     """
-    settings = CRENERSettings(
-        token_width=token_width,
-        context_depth=context_depth,
-        transformer_depth=transformer_depth,
-        grid_width=grid_width,
-        distance_width=distance_width,
-        region_width=region_width,
-        attention_embedding_width=attention_embedding_width,
-        conv_width=conv_width,
-        dilations=dilations,
-        parallel_dilations=parallel_dilations,
-        cln_bias_from=cln_bias_from,
-        enhancement=enhancement,
-        enhancement_rounds=enhancement_rounds,
-        attention_heads=attention_heads,
-        biaffine_width=biaffine_width,
-        predictor_width=predictor_width,
-        predictor_input=predictor_input,
-        learned_threshold=learned_threshold,
-        dropout=dropout,
-    )
+    settings = _settings_of(locals())
     return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, ARCHITECTURE)
 
 
 @registry.architectures(PAPER_ARCHITECTURE)
 def build_crener_paper(
     tok2vec: Model[List[Doc], List[Floats2d]],
-    token_width: int = 128,
-    context_depth: int = 1,
-    transformer_depth: int = 1,
-    grid_width: int = 64,
-    distance_width: int = 16,
-    region_width: int = 16,
-    attention_embedding_width: int = 4,
-    conv_width: int = 48,
-    dilations: Sequence[int] = (1, 2, 3),
-    enhancement_rounds: int = 1,
-    attention_heads: int = 4,
-    biaffine_width: int = 64,
-    predictor_width: int = 64,
-    learned_threshold: bool = True,
-    dropout: Optional[float] = None,
-    max_batch_cells: int = 65536,
+    token_width: int = PAPER_SETTINGS.token_width,
+    context_depth: int = PAPER_SETTINGS.context_depth,
+    transformer_depth: int = PAPER_SETTINGS.transformer_depth,
+    grid_width: int = PAPER_SETTINGS.grid_width,
+    distance_width: int = PAPER_SETTINGS.distance_width,
+    region_width: int = PAPER_SETTINGS.region_width,
+    attention_embedding_width: int = PAPER_SETTINGS.attention_embedding_width,
+    conv_width: int = PAPER_SETTINGS.conv_width,
+    dilations: Sequence[int] = PAPER_SETTINGS.dilations,
+    enhancement_rounds: int = PAPER_SETTINGS.enhancement_rounds,
+    attention_heads: int = PAPER_SETTINGS.attention_heads,
+    biaffine_width: int = PAPER_SETTINGS.biaffine_width,
+    predictor_width: int = PAPER_SETTINGS.predictor_width,
+    learned_threshold: bool = PAPER_SETTINGS.learned_threshold,
+    dropout: Optional[float] = PAPER_SETTINGS.dropout,
+    max_batch_cells: int = DEFAULT_MAX_BATCH_CELLS,
     mixed_precision: bool = False,
-    predictor_input: str = "grid+tags",
+    predictor_input: str = PAPER_SETTINGS.predictor_input,
 ) -> Model[List[Doc], OutT]:
     """Build the CRENER paper's model: spacy-globalner.CRENER.v1 with every
     piece of the paper on, so that a config reaches it by its @architectures
@@ -174,28 +157,15 @@ def build_crener_paper(
 
     RETURNS (Model[List[Doc], Tuple[List[Floats3d], Ints2d]]): As CRENER.v1's.
     """
-    settings = CRENERSettings(
-        token_width=token_width,
-        context_depth=context_depth,
-        transformer_depth=transformer_depth,
-        grid_width=grid_width,
-        distance_width=distance_width,
-        region_width=region_width,
-        attention_embedding_width=attention_embedding_width,
-        conv_width=conv_width,
-        dilations=dilations,
-        parallel_dilations=True,
-        cln_bias_from="object",
-        enhancement="paper",
-        enhancement_rounds=enhancement_rounds,
-        attention_heads=attention_heads,
-        biaffine_width=biaffine_width,
-        predictor_width=predictor_width,
-        predictor_input=predictor_input,
-        learned_threshold=learned_threshold,
-        dropout=dropout,
-    )
+    settings = _settings_of(locals(), **PAPER_SWITCHES)
     return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, PAPER_ARCHITECTURE)
+
+
+def _settings_of(arguments: Dict[str, Any], **fixed: Any) -> CRENERSettings:
+    """The CRENERSettings among an architecture's arguments (its locals(),
+    read before it defines any name of its own), with `fixed` on top."""
+    names = [field.name for field in fields(CRENERSettings) if field.name not in fixed]
+    return CRENERSettings(**{name: arguments[name] for name in names}, **fixed)
 
 
 def _build_crener(
@@ -256,19 +226,6 @@ def _build_crener(
         refs={"tok2vec": tok2vec, "head": head},
         attrs={"max_grid_length": None},
     )
-
-
-def crener_settings(**overrides: Any) -> CRENERSettings:
-    """The scorer settings of build_crener's defaults, with overrides (for
-    code that builds the head or the scorer without a tok2vec, e.g. tests)."""
-    defaults = {
-        name: parameter.default
-        for name, parameter in inspect.signature(build_crener).parameters.items()
-        if name in CRENERSettings.__dataclass_fields__
-    }
-    values = {**defaults, **overrides}
-    values["dilations"] = tuple(values["dilations"])
-    return CRENERSettings(**values)
 
 
 def forward(model: Model[List[Doc], OutT], docs: List[Doc], is_train: bool) -> Tuple[OutT, Callable]:
@@ -384,8 +341,9 @@ def head_init(
 def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) -> Tuple[HeadOutT, Callable]:
     vectors, windows = X
     wrapper = model.layers[0]
-    rate = wrapper.shims[0]._model.settings.dropout
-    wrapper.shims[0]._model.set_dropout_rate(model.attrs["dropout_rate"] if rate is None else rate)
+    scorer = wrapped_module(wrapper)
+    rate = scorer.settings.dropout
+    scorer.set_dropout_rate(model.attrs["dropout_rate"] if rate is None else rate)
     grids: List[Optional[Floats3d]] = [None] * len(windows)
     callbacks = []
     for chunk in _chunks(windows, model.attrs["max_batch_cells"]):

@@ -5,7 +5,9 @@ import spacy
 import torch
 from thinc.api import fix_random_seed, get_current_ops
 
-from spacy_globalner.ml.models.crener import build_crener, crener_head, crener_settings, plan_doc_windows
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
+from spacy_globalner.ml.models.crener import build_crener, build_crener_paper, crener_head, plan_doc_windows
+from spacy_globalner.ml.torch.crener.settings import PAPER_SETTINGS, CRENERSettings
 
 SMALL = dict(
     token_width=16,
@@ -28,7 +30,7 @@ def _head(**overrides):
     fix_random_seed(0)
     options = {**SMALL, **overrides}
     cells = options.pop("max_batch_cells", 10**6)
-    head = crener_head(crener_settings(**options), max_batch_cells=cells, mixed_precision=False)
+    head = crener_head(CRENERSettings(**options), max_batch_cells=cells, mixed_precision=False)
     head.set_dim("nO", N_TAGS)
     return head
 
@@ -197,14 +199,18 @@ def test_paper_enhancement_checks_grid_width_against_heads():
     build_crener(tok2vec, token_width=16, grid_width=6, attention_heads=4, enhancement="paper", enhancement_rounds=0)
 
 
-def test_crener_settings_are_the_signature_defaults():
+@pytest.mark.parametrize(
+    "architecture,settings", [(build_crener, CRENERSettings()), (build_crener_paper, PAPER_SETTINGS)]
+)
+def test_signature_defaults_are_the_settings(architecture, settings):
+    """Each architecture's signature (what spaCy fills a config with) reads
+    its defaults from CRENERSettings."""
     import inspect
 
-    settings = crener_settings()
-    parameters = inspect.signature(build_crener).parameters
+    parameters = inspect.signature(architecture).parameters
     for name in settings.__dataclass_fields__:
-        expected = parameters[name].default
-        assert getattr(settings, name) == (tuple(expected) if name == "dilations" else expected)
+        if name in parameters:
+            assert parameters[name].default == getattr(settings, name), name
 
 
 # The paper's model as an architecture of its own ---------------------------
@@ -238,13 +244,13 @@ def _built(architecture, **settings):
     docs = [nlp.make_doc(text) for text in texts]
     model.initialize(X=docs)
     grids, _ = model.predict(docs)
-    module = model.get_ref("head").layers[0].shims[0]._model
+    module = wrapped_module(model.get_ref("head").layers[0])
     return module, [model.ops.to_numpy(grid) for grid in grids]
 
 
-# What CRENER.v1 built at seed 0 before CRENERPaper.v1 was split from it
-# (parameter count, sum of |weights|, sum of |logits| per doc).
-BUILT_BEFORE = {
+# What CRENER.v1 builds at seed 0 (parameter count, sum of |weights|, sum of
+# |logits| per doc): pinned, as a released architecture never changes.
+PINNED_V1 = {
     "defaults": (389099, 19634.528561, [262.0747, 5.8964]),
     "paper": (446573, 22296.220653, [694.5906, 16.8329]),
 }
@@ -253,7 +259,7 @@ BUILT_BEFORE = {
 @pytest.mark.parametrize("name,settings", [("defaults", {}), ("paper", PAPER)])
 def test_crener_v1_builds_what_it_built(name, settings):
     module, grids = _built("spacy-globalner.CRENER.v1", **settings)
-    n_params, weight_sum, logit_sums = BUILT_BEFORE[name]
+    n_params, weight_sum, logit_sums = PINNED_V1[name]
     assert sum(p.numel() for p in module.parameters()) == n_params
     weights = float(sum(p.detach().double().abs().sum() for p in module.parameters()))
     assert weights == pytest.approx(weight_sum, rel=1e-6)
@@ -283,7 +289,7 @@ def test_paper_architecture_is_one_setting_from_the_factory():
     crener = nlp.add_pipe("crener", config={"model": model})
     crener.add_label("protein")
     crener._init_model_shape()
-    settings = crener.model.get_ref("head").layers[0].shims[0]._model.settings
+    settings = wrapped_module(crener.model.get_ref("head").layers[0]).settings
     assert (settings.enhancement, settings.cln_bias_from, settings.parallel_dilations) == ("paper", "object", True)
     assert (settings.transformer_depth, settings.attention_embedding_width) == (1, 4)
     assert settings.predictor_input == "grid+tags"

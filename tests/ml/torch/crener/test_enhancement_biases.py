@@ -1,34 +1,22 @@
 """The pooled relation enhancement kept as row and column biases (and, in
 training, read with the co-predictor's first layer in one product) computes
-what the materialised enhanced grid did: the scorer's output, in training
-and in prediction, and every gradient against the old formula (grid + rows +
-columns, then the co-predictor), in fp64, on random inputs and weights."""
+what the materialised enhanced grid gives: the scorer's output, in training
+and in prediction, and every gradient against the written-out formula (grid +
+rows + columns, then the co-predictor), in fp64, on random inputs and weights."""
 import pytest
 import torch
 
-from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.co_predictor import fold_tag_projection
 from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
-
-TINY = dict(
-    token_width=8,
-    context_depth=1,
-    grid_width=6,
-    distance_width=3,
-    region_width=2,
-    conv_width=4,
-    dilations=(1, 2),
-    attention_heads=2,
-    biaffine_width=4,
-    predictor_width=5,
-    dropout=0.0,
-)
+from spacy_globalner.ml.torch.crener.settings import CRENERSettings
+from tests.helpers.crener import TINY_SCORER
 
 
 def materialised_forward(scorer: CRENERScorer, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """CRENERScorer.forward as it was before the biases: each pooled round
-    returns the enhanced grid, which the next round and the co-predictor read."""
+    """CRENERScorer.forward with the enhanced grid materialised: each pooled
+    round returns the enhanced grid, which the next round and the co-predictor
+    read."""
     n = X.shape[1]
     token_mask = torch.arange(n)[None, :] < lengths[:, None]
     cell_mask = token_mask[:, :, None] & token_mask[:, None, :]
@@ -48,7 +36,7 @@ def materialised_forward(scorer: CRENERScorer, X: torch.Tensor, lengths: torch.T
 @pytest.mark.parametrize("predictor_input", ["grid", "grid+tags", "tags"])
 def test_biases_give_the_materialised_grid_values_and_gradients(rounds, predictor_input):
     torch.manual_seed(rounds)
-    settings = crener_settings(**TINY, enhancement_rounds=rounds, predictor_input=predictor_input)
+    settings = CRENERSettings(**{**TINY_SCORER, "enhancement_rounds": rounds, "predictor_input": predictor_input})
     scorer = CRENERScorer(5, settings).double()
     X = torch.randn(3, 7, 5, dtype=torch.float64, requires_grad=True)
     lengths = torch.tensor([7, 4, 1])
@@ -57,20 +45,20 @@ def test_biases_give_the_materialised_grid_values_and_gradients(rounds, predicto
         # Non-zero CLN generators and biases everywhere, so no part is trivially 0.
         for parameter in scorer.parameters():
             parameter.add_(0.3 * torch.randn_like(parameter))
-    new = scorer(X, lengths)
-    old = materialised_forward(scorer, X, lengths)
+    biased = scorer(X, lengths)
+    reference = materialised_forward(scorer, X, lengths)
     inside = (torch.arange(7)[None, :] < lengths[:, None]).double()
     inside = inside[:, :, None, None] * inside[:, None, :, None]
-    assert torch.allclose(new * inside, old * inside, atol=1e-12)
+    assert torch.allclose(biased * inside, reference * inside, atol=1e-12)
     with torch.no_grad():  # prediction: each linear layer reads the grid alone
         predicted = scorer(X, lengths)
-    assert torch.allclose(predicted * inside, old * inside, atol=1e-12)
-    weights = torch.randn(new.shape, dtype=torch.float64) * inside
+    assert torch.allclose(predicted * inside, reference * inside, atol=1e-12)
+    weights = torch.randn(biased.shape, dtype=torch.float64) * inside
     tensors = [X, *scorer.parameters()]
-    new_grads = torch.autograd.grad((new * weights).sum(), tensors, allow_unused=True)
-    old_grads = torch.autograd.grad((old * weights).sum(), tensors, allow_unused=True)
+    biased_grads = torch.autograd.grad((biased * weights).sum(), tensors, allow_unused=True)
+    reference_grads = torch.autograd.grad((reference * weights).sum(), tensors, allow_unused=True)
     checked = 0
-    for (name, _), a, b in zip([("X", X), *scorer.named_parameters()], new_grads, old_grads):
+    for (name, _), a, b in zip([("X", X), *scorer.named_parameters()], biased_grads, reference_grads):
         assert (a is None) == (b is None), name
         if a is not None:
             assert torch.allclose(a, b, atol=1e-10), name

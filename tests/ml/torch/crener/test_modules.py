@@ -3,7 +3,6 @@ unbatched, and finite-difference gradient checks on tiny instances."""
 import pytest
 import torch
 
-from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.biaffine import Biaffine
 from spacy_globalner.ml.torch.crener.co_predictor import CoPredictor
 from spacy_globalner.ml.torch.crener.conditional_layer_norm import ConditionalLayerNorm
@@ -13,26 +12,8 @@ from spacy_globalner.ml.torch.crener.grid_position import GridPosition, distance
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 from spacy_globalner.ml.torch.crener.relation_enhancement import RelationEnhancement
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
-
-TINY = dict(
-    token_width=8,
-    context_depth=1,
-    grid_width=6,
-    distance_width=3,
-    region_width=2,
-    conv_width=4,
-    dilations=(1, 2),
-    enhancement_rounds=1,
-    attention_heads=2,
-    biaffine_width=4,
-    predictor_width=5,
-    dropout=0.0,
-)
-
-
-def _masks(lengths, n):
-    token_mask = torch.arange(n)[None, :] < torch.as_tensor(lengths)[:, None]
-    return token_mask, token_mask[:, :, None] & token_mask[:, None, :]
+from spacy_globalner.ml.torch.crener.settings import CRENERSettings
+from tests.helpers.crener import TINY_SCORER, grid_masks
 
 
 def test_distance_buckets_and_regions():
@@ -93,7 +74,7 @@ def test_dilated_convolutions_batched_equals_unbatched():
     torch.manual_seed(0)
     convolutions = DilatedConvolutions(4, (1, 2, 3))
     lengths = [6, 3]
-    _, cell_mask = _masks(lengths, 6)
+    _, cell_mask = grid_masks(lengths, 6)
     grid = torch.randn(2, 6, 6, 4).masked_fill(~cell_mask[..., None], 0.0)
     batched = convolutions(grid, cell_mask)
     assert batched.shape == (2, 6, 6, 12)
@@ -105,7 +86,7 @@ def test_relation_enhancement_batched_equals_unbatched():
     torch.manual_seed(0)
     enhancement = RelationEnhancement(grid_width=6, token_width=8, tag_width=5, heads=2).eval()
     lengths = [5, 2]
-    token_mask, cell_mask = _masks(lengths, 5)
+    token_mask, cell_mask = grid_masks(lengths, 5)
     grid, tokens = torch.randn(2, 5, 5, 6), torch.randn(2, 5, 8)
     batched = enhancement(grid, tokens, cell_mask, token_mask)
     assert batched.shape == grid.shape
@@ -121,7 +102,7 @@ def test_co_predictor_shape():
 @pytest.mark.parametrize("learned_threshold", [True, False])
 def test_scorer_shapes_backward_and_batching(learned_threshold):
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, crener_settings(**TINY, learned_threshold=learned_threshold))
+    scorer = CRENERScorer(6, CRENERSettings(**TINY_SCORER, learned_threshold=learned_threshold))
     X = torch.randn(3, 7, 5, requires_grad=True)
     lengths = torch.tensor([7, 4, 1])
     scores = scorer(X, lengths)
@@ -141,7 +122,8 @@ def test_scorer_shapes_backward_and_batching(learned_threshold):
 
 def test_scorer_gradcheck_tiny():
     torch.manual_seed(0)
-    scorer = CRENERScorer(4, crener_settings(**{**TINY, "token_width": 4, "grid_width": 3, "conv_width": 2})).double()
+    settings = CRENERSettings(**{**TINY_SCORER, "token_width": 4, "grid_width": 3, "conv_width": 2})
+    scorer = CRENERScorer(4, settings).double()
     X = torch.randn(1, 3, 2, dtype=torch.float64, requires_grad=True)
     lengths = torch.tensor([3])
     scorer(X, lengths)  # materialise the lazy input projection
@@ -149,7 +131,7 @@ def test_scorer_gradcheck_tiny():
 
 
 def test_scorer_dropout_rate_is_settable():
-    scorer = CRENERScorer(4, crener_settings(**TINY, enhancement="paper"))
+    scorer = CRENERScorer(4, CRENERSettings(**TINY_SCORER, enhancement="paper"))
     scorer.set_dropout_rate(0.3)
     rates = {m.p for m in scorer.modules() if isinstance(m, torch.nn.Dropout)}
     rates |= {m.dropout for m in scorer.modules() if isinstance(m, torch.nn.MultiheadAttention)}
@@ -189,7 +171,7 @@ def test_threshold_loss_fp16_input_is_fp32_and_finite():
 def test_scorer_is_finite_in_reduced_precision(dtype):
     """Masks use the dtype's own minimum, so fp16/bf16 never overflow."""
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, crener_settings(**TINY))
+    scorer = CRENERScorer(6, CRENERSettings(**TINY_SCORER))
     X = torch.randn(2, 9, 5) * 50
     lengths = torch.tensor([9, 4])
     scorer(X, lengths)

@@ -5,7 +5,6 @@ two-stream relation enhancement; and the scorer with all of them on."""
 import pytest
 import torch
 
-from spacy_globalner.ml.models.crener import crener_settings
 from spacy_globalner.ml.torch.crener.adapted_transformer import (
     AdaptedTransformer,
     RelativeSelfAttention,
@@ -16,7 +15,8 @@ from spacy_globalner.ml.torch.crener.conditional_layer_norm import ConditionalLa
 from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvolutions
 from spacy_globalner.ml.torch.crener.relation_enhancement import TagProjection, TwoStreamEnhancement
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
-from tests.ml.torch.crener.test_modules import TINY, _masks
+from spacy_globalner.ml.torch.crener.settings import CRENERSettings
+from tests.helpers.crener import TINY_SCORER, grid_masks
 
 PAPER = dict(
     transformer_depth=1,
@@ -70,7 +70,7 @@ def _reference_attention(attention: RelativeSelfAttention, X, token_mask):
 def test_relative_attention_matches_equations_and_ignores_padding():
     attention = _double(RelativeSelfAttention(6, 2))
     X = torch.randn(2, 5, 6, dtype=torch.float64)
-    token_mask, _ = _masks([5, 3], 5)
+    token_mask, _ = grid_masks([5, 3], 5)
     out = attention(X, token_mask)
     assert out.shape == (2, 5, 6) and out.dtype == torch.float64
     expected = _reference_attention(attention, X, token_mask)
@@ -111,7 +111,7 @@ def test_transformer_shapes_padding_and_backward():
     torch.manual_seed(0)
     transformer = AdaptedTransformer(8, 2, 2).eval()
     X = torch.randn(2, 6, 8, requires_grad=True)
-    token_mask, _ = _masks([6, 2], 6)
+    token_mask, _ = grid_masks([6, 2], 6)
     out = transformer(X, token_mask)
     assert out.shape == X.shape and (out[1, 2:] == 0).all()
     assert torch.allclose(out[1, :2], transformer(X[1:, :2], token_mask[1:, :2])[0], atol=1e-5)
@@ -123,7 +123,7 @@ def test_attention_embedding_rows_and_gradcheck():
     torch.manual_seed(0)
     embedding = AttentionEmbedding(6, 3, key_width=4)
     tokens = torch.randn(2, 5, 6)
-    token_mask, cell_mask = _masks([5, 2], 5)
+    token_mask, cell_mask = grid_masks([5, 2], 5)
     E = embedding(tokens, token_mask)
     assert E.shape == (2, 5, 5, 3)
     # Each real row's weights sum to the length (softmax times length) ...
@@ -158,7 +158,7 @@ def test_cln_bias_from_object_depends_on_the_column():
 def test_parallel_dilations_read_the_input():
     torch.manual_seed(0)
     convolutions = DilatedConvolutions(4, (1, 2), parallel=True)
-    _, cell_mask = _masks([5, 3], 5)
+    _, cell_mask = grid_masks([5, 3], 5)
     grid = torch.randn(2, 5, 5, 4).masked_fill(~cell_mask[..., None], 0.0)
     out = convolutions(grid, cell_mask)
     assert out.shape == (2, 5, 5, 8)
@@ -190,7 +190,7 @@ def test_tag_projection_is_one_linear_per_rate():
 def test_two_stream_enhancement_shapes_batching_and_gradcheck():
     torch.manual_seed(0)
     enhancement = TwoStreamEnhancement(tag_width=5, width=6, heads=2).eval()
-    token_mask, cell_mask = _masks([5, 2], 5)
+    token_mask, cell_mask = grid_masks([5, 2], 5)
     tags, subjects, objects = torch.randn(2, 5, 5, 5), torch.randn(2, 5, 6), torch.randn(2, 5, 6)
     H_s, H_o = enhancement(tags, subjects, objects, cell_mask, token_mask)
     assert H_s.shape == H_o.shape == (2, 5, 6) and (H_s[1, 2:] == 0).all()
@@ -198,7 +198,7 @@ def test_two_stream_enhancement_shapes_batching_and_gradcheck():
     alone = enhancement(tags[1:, :2, :2], subjects[1:, :2], objects[1:, :2], cell_mask[1:, :2, :2], token_mask[1:, :2])
     assert torch.allclose(H_s[1, :2], alone[0][0], atol=1e-5) and torch.allclose(H_o[1, :2], alone[1][0], atol=1e-5)
     double = _double(TwoStreamEnhancement(3, 2, 1)).eval()
-    mask, cells = _masks([3], 3)
+    mask, cells = grid_masks([3], 3)
     inputs = (
         torch.randn(1, 3, 3, 3, dtype=torch.float64, requires_grad=True),
         torch.randn(1, 3, 2, dtype=torch.float64, requires_grad=True),
@@ -209,7 +209,7 @@ def test_two_stream_enhancement_shapes_batching_and_gradcheck():
 
 def test_paper_enhancement_feeds_back_through_cln_and_convolutions():
     """With two paper rounds the CLN and the convolutions run three times."""
-    scorer = CRENERScorer(4, crener_settings(**{**TINY, **PAPER}))
+    scorer = CRENERScorer(4, CRENERSettings(**{**TINY_SCORER, **PAPER}))
     calls = {"cln": 0, "conv": 0}
     scorer.layer_norm.register_forward_hook(lambda *_: calls.__setitem__("cln", calls["cln"] + 1))
     scorer.convolutions.register_forward_hook(lambda *_: calls.__setitem__("conv", calls["conv"] + 1))
@@ -224,7 +224,7 @@ def test_paper_enhancement_feeds_back_through_cln_and_convolutions():
 )
 def test_scorer_options_shapes_backward_batching(options):
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, crener_settings(**{**TINY, **options}))
+    scorer = CRENERScorer(6, CRENERSettings(**{**TINY_SCORER, **options}))
     X = torch.randn(3, 7, 5, requires_grad=True)
     lengths = torch.tensor([7, 4, 1])
     scores = scorer(X, lengths)
@@ -242,8 +242,8 @@ def test_scorer_options_shapes_backward_batching(options):
 
 def test_paper_scorer_gradcheck_tiny():
     torch.manual_seed(0)
-    tiny = {**TINY, **PAPER, "token_width": 4, "grid_width": 2, "conv_width": 2, "attention_embedding_width": 1}
-    scorer = CRENERScorer(3, crener_settings(**tiny)).double().eval()
+    tiny = {**TINY_SCORER, **PAPER, "token_width": 4, "grid_width": 2, "conv_width": 2, "attention_embedding_width": 1}
+    scorer = CRENERScorer(3, CRENERSettings(**tiny)).double().eval()
     X = torch.randn(1, 3, 2, dtype=torch.float64, requires_grad=True)
     lengths = torch.tensor([3])
     scorer(X, lengths)  # materialise the lazy input projection
@@ -253,7 +253,7 @@ def test_paper_scorer_gradcheck_tiny():
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_paper_scorer_is_finite_in_reduced_precision(dtype):
     torch.manual_seed(0)
-    scorer = CRENERScorer(6, crener_settings(**{**TINY, **PAPER}))
+    scorer = CRENERScorer(6, CRENERSettings(**{**TINY_SCORER, **PAPER}))
     X = torch.randn(2, 9, 5) * 50
     lengths = torch.tensor([9, 4])
     scorer(X, lengths)
