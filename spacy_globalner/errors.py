@@ -170,16 +170,16 @@ class Errors(metaclass=ErrorsWithCodes):
     E022 = ("Dev data {path} does not exist or is not a file. Pass a .spacy "
             "DocBin (e.g. corpus/genia/dev.spacy from `spacy globalner convert`).")
 
-    E040 = ("{option} of '{name}' must be a finite number above 0 (the factor "
+    E040 = ("{name} of '{owner}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "
             "leaves it as it is), got {value!r}.")
     # global_pointer: E050-E059
-    E050 = ("threshold of '{name}' must be a probability from 0 to 1, got "
+    E050 = ("threshold of '{owner}' must be a probability from 0 to 1, got "
             "{value!r}: a span is kept where its score (the probability in "
             "doc.spans[key].attrs[\"scores\"]) is at least the threshold, as "
             "in spancat; the default is 0.3775. It was a logit before: a logit "
             "x is the probability 1 / (1 + e^-x), e.g. -0.5 is 0.3775. Tune it "
-            "with `spacy find-threshold MODEL DEV {name} threshold spans_{key}_f`.")
+            "with `spacy find-threshold MODEL DEV {owner} threshold spans_{key}_f`.")
     E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "
             "from 0 to 1 (the score a span of that label must reach), got "
             "{value!r}: thresholds written as logits by an earlier `spacy "
@@ -205,7 +205,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "decoding.lcrf_ner.entity_fix applies; to read invalid tags as they "
             "are, do not call it), got {value!r}.")
     # cse_ner: E130-E139
-    E130 = ("threshold of '{name}' must be a number from 0 to 1 (the "
+    E130 = ("threshold of '{owner}' must be a number from 0 to 1 (the "
             "probability above which a token is a start or end marker; 0.5 in "
             "the paper, 0 makes every token one, 1 none), got {value!r}.")
     E131 = ("'{name}' expected scores of shape {expected} for a batch of "

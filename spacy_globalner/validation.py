@@ -1,11 +1,12 @@
 """Range checks for the settings of factories and architectures.
 
 spaCy's config validation checks types (a bool is a bool, an int an int);
-these check the ranges it cannot (and types, for Python callers), and raise a catalogue error that names the
-setting, the value and where to change it. A check may pass its own catalogue
-`error` (formatted with value, name, least, owner, expected and where) where
-a setting has a more specific message. `owner` is the component's name, or
-the architecture's registered name ("spacy-globalner.<Thing>.v1").
+these check the ranges it cannot (and types, for Python callers), and raise a
+catalogue error that names the setting, the value and where to change it. A
+check may pass its own catalogue `error` (formatted with value, name, least,
+owner, expected, where and any further fields given) where a setting has a
+more specific message. `name` is the setting; `owner` is the component's
+name, or the architecture's registered name ("spacy-globalner.<Thing>.v1").
 """
 import math
 from typing import Any, Optional
@@ -37,23 +38,29 @@ def check_number(
     *,
     least: Optional[float] = None,
     above: Optional[float] = None,
+    most: Optional[float] = None,
     below: Optional[float] = None,
     error: Optional[str] = None,
+    **fields: Any,
 ) -> None:
-    """Require a finite number; `least` <= value, `above` < value, value < `below`."""
+    """Require a finite number; `least` <= value, `above` < value, value <=
+    `most`, value < `below`. `fields`: more placeholders of `error`.
+    """
     ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
     ok = ok and (least is None or value >= least)
     ok = ok and (above is None or value > above)
+    ok = ok and (most is None or value <= most)
     ok = ok and (below is None or value < below)
     if not ok:
         bounds = [
             f"at least {least}" if least is not None else "",
             f"above {above}" if above is not None else "",
+            f"at most {most}" if most is not None else "",
             f"below {below}" if below is not None else "",
         ]
         bounds = [bound for bound in bounds if bound]
         expected = " ".join(["a finite number"] + ([" and ".join(bounds)] if bounds else []))
-        _fail(value, name, owner, expected, error)
+        _fail(value, name, owner, expected, error, **fields)
 
 
 def check_dropout(value: Any, owner: str) -> None:

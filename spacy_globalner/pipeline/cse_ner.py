@@ -2,7 +2,6 @@
 per token a start and an end probability and a class, decoded by rules that
 make an inconsistent output impossible.
 """
-import math
 from typing import Callable, Iterable, List, Optional, Tuple
 
 import numpy
@@ -19,7 +18,7 @@ from ..decoding.cse_ner import decode_cse_ner
 from ..errors import Errors, Warnings
 from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.cse_ner.scorer import cse_loss
-from ..validation import check_bool
+from ..validation import check_bool, check_number
 from .ents_filters import highest_score_filter
 from .flat_ner import (
     FLAT_NER_SCORE_WEIGHTS,
@@ -106,13 +105,7 @@ class CSENER(FlatSpanPipe):
         set_ents: bool = True,
     ) -> None:
         check_bool(set_ents, "set_ents", name, error=Errors.E100)
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
-            or not math.isfinite(threshold)
-            or not 0.0 <= threshold <= 1.0
-        ):
-            raise ValueError(Errors.E130.format(name=name, value=threshold))
+        check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E130)
         super().__init__(
             vocab,
             model,

@@ -16,7 +16,7 @@ from ..decoding.global_pointer import band_cell_coordinates, decode_band
 from ..errors import Errors, Warnings
 from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
-from ..validation import check_bool, check_int
+from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import score_spans_and_ents
 from .span_pipe import GoldSummary, SpanPipe
@@ -140,7 +140,7 @@ class GlobalPointer(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
-        _check_threshold(threshold, name, spans_key)
+        check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         _check_width(max_span_width, name)
         check_bool(set_ents, "set_ents", name)
@@ -223,7 +223,8 @@ class GlobalPointer(SpanPipe):
         probability: its calibrated threshold from cfg["thresholds"], or
         `threshold`.
         """
-        _check_threshold(self.cfg["threshold"], self.name, self.key)  # may be set in Python after creation
+        fallback = self.cfg["threshold"]  # may be set in Python after creation
+        check_number(fallback, "threshold", self.name, least=0.0, most=1.0, error=Errors.E050, key=self.key)
         thresholds = super().label_thresholds()
         if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
             raise ValueError(Errors.E051.format(name=self.name, value=self.cfg.get("thresholds")))
@@ -288,9 +289,3 @@ class GlobalPointer(SpanPipe):
 def _check_width(value: Any, name: str = "global_pointer") -> None:
     check_int(value, "max_span_width", name, allow_none=True, error=Errors.E006)
 
-
-def _check_threshold(value: Any, name: str, key: str) -> None:
-    """A probability from 0 to 1 (NaN and inf fail the comparison)."""
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not (is_number and 0.0 <= value <= 1.0):
-        raise ValueError(Errors.E050.format(name=name, key=key, value=value))

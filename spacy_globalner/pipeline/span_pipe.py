@@ -19,7 +19,6 @@ A subclass provides the model-specific parts:
 The architecture must `set_ref("head", ...)` on the Thinc node that owns the
 torch module; the node has no layers until the module is built.
 """
-import math
 import warnings
 from itertools import islice
 from pathlib import Path
@@ -38,7 +37,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
-from ..validation import check_key
+from ..validation import check_key, check_number
 from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
@@ -97,7 +96,7 @@ class SpanPipe(TrainablePipe):
             raise ValueError(Errors.E008.format(value=ents_filter))
         check_key(spans_key, "spans_key", name)
         if "head_lr_scale" in cfg:
-            _check_lr_scale(cfg["head_lr_scale"], name)
+            check_number(cfg["head_lr_scale"], "head_lr_scale", name, above=0.0, error=Errors.E040)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -370,7 +369,7 @@ class SpanPipe(TrainablePipe):
         labels (Optional[List[str]]): The labels, instead of those in the data.
         """
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
-        check_schedule_budget(nlp)
+        check_schedule_budget(nlp, get_examples)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         self._initialize_settings(summary, get_examples)
@@ -562,7 +561,3 @@ class HeadScaledOptimizer:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.optimizer, name)
 
-
-def _check_lr_scale(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(Errors.E040.format(option="head_lr_scale", name=name, value=value))
