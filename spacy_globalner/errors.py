@@ -4,9 +4,10 @@ Every message a user can meet lives here, with a code, so that it can be
 searched for and so that tests can match it. Messages say what was wrong,
 with the offending value, and what to do about it.
 
-Code ranges: E0xx/W0xx shared and global_pointer, E1xx/W1xx lcrf_ner,
-E2xx/W2xx crener, E3xx/W3xx corpora and converters, E4xx/W4xx benchmarks
-and tooling.
+Code ranges: E0xx/W0xx shared and global_pointer, E1xx/W1xx lcrf_ner (and
+cse_ner, E13x/W13x), E2xx/W2xx crener, E3xx/W3xx corpora and converters,
+E4xx/W4xx benchmarks and tooling, E5xx annotating corpora (`spacy globalner
+annotate`, scale/), E6xx the encoders the heads share (BiLSTMEncoder).
 """
 
 
@@ -311,6 +312,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "there and go on.")
     E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
             "corpus itself. Annotate on one machine (without --ray) to use it.")
+    # encoders shared by the heads (ml/models/bilstm_encoder.py): E600-E649
     E600 = ("spacy-globalner.BiLSTMEncoder.v1: width must be a positive even "
             "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "
             "Set [components.tok2vec.model.encode] width to an even number, e.g. 96, and "
