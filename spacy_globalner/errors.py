@@ -290,6 +290,10 @@ class Errors(metaclass=ErrorsWithCodes):
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
             "(pip install cupy-cuda12x) on a machine with an NVIDIA GPU.")
+    E442 = ("{path} = {warmup_steps}, but training stops by update {steps} "
+            "({why}): the learning rate would still be warming up when training "
+            "ends and never reach its peak. Shorten the warm-up, e.g. --{path} "
+            "{suggested} (a tenth of the run), or train longer.")
     # annotating corpora (spacy globalner annotate, scale/): E500-E519
     E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
             "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")

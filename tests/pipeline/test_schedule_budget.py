@@ -137,3 +137,51 @@ def test_spacy_train_rejects_max_steps_0(corpora, tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "E440" in output, output[-2000:]
     assert not (tmp_path / "out" / "model-last").exists()
+
+
+def test_spacy_debug_config_rejects_a_warmup_as_long_as_the_run(tmp_path):
+    """A short run with the config's 250-update warm-up never reaches the peak
+    rate: refused with the override that fixes it, which then passes."""
+    args = [sys.executable, "-m", "spacy", "debug", "config", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
+            "--paths.train", "train.spacy", "--paths.dev", "dev.spacy",
+            "--training.max_steps", "150", "--training.optimizer.learn_rate.total_steps", "150"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, env=user_env(), cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "E442" in output, output[-2000:]
+    assert "training.optimizer.learn_rate.warmup_steps = 250" in output
+    assert "training.max_steps = 150" in output
+    fix = "--training.optimizer.learn_rate.warmup_steps 15"
+    assert fix in output
+    result = subprocess.run(args + fix.split(), capture_output=True, text=True, timeout=300, env=user_env(),
+                            cwd=tmp_path)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+
+
+def test_spacy_train_rejects_a_warmup_longer_than_its_epochs(corpora, tmp_path):
+    """max_epochs = 1 ends the run after one pass over 20 docs, long before
+    max_steps and the 250-update warm-up: initialize counts the batches."""
+    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
+            "--output", str(tmp_path / "out"),
+            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
+            "--training.max_epochs", "1"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "E442" in output, output[-2000:]
+    assert "max_epochs = 1, of at most" in output
+    assert not (tmp_path / "out" / "model-last").exists()
+
+
+def test_initialize_counts_the_updates_of_a_max_epochs_run():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    training = nlp.config["training"]
+    training["max_steps"] = 100  # max_epochs ends the run first: 3 epochs of 2 batches
+    training["max_epochs"] = 3
+    training["batcher"] = {"@batchers": "spacy.batch_by_sequence.v1", "size": 2, "get_length": None}
+    training["optimizer"]["learn_rate"] = {"@schedules": "warmup_linear.v1", "warmup_steps": 6,
+                                           "total_steps": 100, "initial_rate": 0.01}
+    with pytest.raises(ValueError, match=r"E442.* stops by update 6 \(max_epochs = 3, of at most 2 batches"):
+        nlp.initialize(lambda: examples)
+    training["optimizer"]["learn_rate"]["warmup_steps"] = 5
+    nlp.initialize(lambda: examples)
