@@ -127,6 +127,8 @@ class CRENER(SpanPipe):
     highest-scoring kept; 0 or None: no bound) and set_ents.
     """
 
+    capped_warning = Warnings.W230
+
     def __init__(
         self,
         vocab: Vocab,
@@ -194,11 +196,6 @@ class CRENER(SpanPipe):
                 )
             )
 
-    def _decode(self, docs: List[Doc], scores: GridScores) -> List[SpanArrays]:
-        found, counts = self._decode_counted(docs, scores, self.label_thresholds())
-        self._warn_if_capped(docs, counts, Warnings.W230)
-        return found
-
     def label_thresholds(self) -> numpy.ndarray:
         """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
         each label's spans must reach: its threshold from `spacy globalner
@@ -212,14 +209,9 @@ class CRENER(SpanPipe):
             raise ValueError(Errors.E051.format(name=self.name, value=calibrated))
         return thresholds
 
-    def _decode_at(self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        return self._decode_counted(docs, scores, thresholds)[0]
-
-    def _decode_counted(
+    def _decode_at(
         self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray
     ) -> Tuple[List[SpanArrays], numpy.ndarray]:
-        """The spans of each doc, at most max_candidates, and how many each
-        doc had before that cap."""
         # Per-label thresholds (probabilities) apply to the labelled closing
         # votes, as margins; the unlabelled neighbour links keep `threshold`.
         grids, windows = scores

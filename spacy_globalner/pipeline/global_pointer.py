@@ -121,6 +121,7 @@ class GlobalPointer(SpanPipe):
     """
 
     inferred_cfg_keys = ("max_span_width",)
+    capped_warning = Warnings.W050
     # score_offset: set by initialize() when prior_offset is on (see _prior_offset).
     learned_cfg_keys = SpanPipe.learned_cfg_keys + ("score_offset",)
 
@@ -215,9 +216,6 @@ class GlobalPointer(SpanPipe):
         # Rounded: the cfg is saved as JSON, which keeps about 10 significant digits.
         return round(0.5 * float(numpy.log(n_gold / (n_cells - n_gold))), 6)
 
-    def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
-        return self._decode_at(docs, scores, self.label_thresholds())
-
     def label_thresholds(self) -> numpy.ndarray:
         """Float64 (n_labels,): the score each label's spans must reach, a
         probability: its calibrated threshold from cfg["thresholds"], or
@@ -230,12 +228,12 @@ class GlobalPointer(SpanPipe):
             raise ValueError(Errors.E051.format(name=self.name, value=self.cfg.get("thresholds")))
         return thresholds
 
-    def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
+    def _decode_at(
+        self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray
+    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
         lengths = [len(doc) for doc in docs]
         cap = self.cfg.get("max_candidates") or None
-        found, n_found = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
-        self._warn_if_capped(docs, n_found, Warnings.W050)
-        return found
+        return decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """The multi-label cross-entropy over each (doc, label), in fp32.

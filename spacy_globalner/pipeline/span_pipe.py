@@ -9,7 +9,12 @@ A subclass provides the model-specific parts:
   reaches the model. `_n_head_outputs()` if the head's nO is not len(labels);
   the base's `_init_model_shape()` then sizes the head and builds its torch
   module, so that weights can be loaded into it;
-- `_decode(docs, scores) -> List[SpanArrays]`: pure decoding of model output;
+- `_decode_at(docs, scores, thresholds) -> (spans, counts)`: pure decoding of
+  model output at per-label thresholds, at most `max_candidates` spans per
+  doc, and how many each doc had before that cap; the base decodes at
+  `label_thresholds()` and warns with `capped_warning` where the cap cut a
+  doc. A component without a threshold overrides `_decode(docs, scores)`
+  instead;
 - `get_loss(examples, scores)`;
 - `_initialize_settings(summary, get_examples)`, where the head infers
   settings from the gold or warns about gold it cannot learn: `initialize`
@@ -79,6 +84,9 @@ class SpanPipe(TrainablePipe):
 
     learned_cfg_keys: Tuple[str, ...] = ("labels", "thresholds")
     inferred_cfg_keys: Tuple[str, ...] = ()
+    # Formatted with name, kept, count, length and more where max_candidates
+    # cut a doc's spans.
+    capped_warning: str = ""
 
     def __init__(
         self,
@@ -248,19 +256,24 @@ class SpanPipe(TrainablePipe):
             write_spans(doc, found, label_keys, self.key, ents_filter)
 
     def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
-        raise NotImplementedError
+        """The spans of each doc at label_thresholds()."""
+        return self._decode_capped(docs, scores, self.label_thresholds())
 
-    def _warn_if_capped(self, docs: List[Doc], counts: numpy.ndarray, warning: str) -> None:
-        """Warn once per call where `max_candidates` cut a doc's spans, naming
-        the first such doc. counts: the spans each doc had before the cap."""
+    def _decode_capped(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        """Decode at `thresholds`, and warn once per call where `max_candidates`
+        cut a doc's spans, naming the first such doc."""
+        found, counts = self._decode_at(docs, scores, thresholds)
         cap = self.cfg.get("max_candidates") or None
         over = numpy.flatnonzero(counts > cap) if cap is not None else []
         if len(over):
             first = int(over[0])
             more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
             warnings.warn(
-                warning.format(name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more)
+                self.capped_warning.format(
+                    name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more
+                )
             )
+        return found
 
     # Thresholds: `threshold` for every label, unless calibrated ------------
 
@@ -290,11 +303,19 @@ class SpanPipe(TrainablePipe):
         thresholds (numpy.ndarray): Float (n_labels,), one per label.
         RETURNS (List[SpanArrays]): One per doc.
         """
-        found = self._decode_at(docs, scores, thresholds)
+        found = self._decode_capped(docs, scores, thresholds)
         return [filter_span_arrays(doc, spans) for doc, spans in zip(docs, found)]
 
-    def _decode_at(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        """Decode with the given per-label thresholds (components with a threshold)."""
+    def _decode_at(
+        self, docs: List[Doc], scores, thresholds: numpy.ndarray
+    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
+        """Decode with per-label thresholds (components with a threshold).
+
+        thresholds (numpy.ndarray): Float (n_labels,), one per label.
+        RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The spans of each
+            doc, at most max_candidates, and how many each doc had before
+            that cap.
+        """
         raise NotImplementedError
 
     def _init_model_shape(self) -> None:
