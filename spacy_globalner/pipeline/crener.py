@@ -20,7 +20,7 @@ from ..ml.models.crener import build_crener  # noqa: F401 (registers the archite
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
-from .scoring import score_spans_and_ents
+from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
 from .span_pipe import GoldSummary, SpanPipe
 
 DEFAULT_CRENER_MODEL = """
@@ -70,14 +70,7 @@ DEFAULT_MAX_CANDIDATES = 20000
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
         "head_lr_scale": 1.0,
     },
-    default_score_weights={
-        "spans_sc_f": 1.0,
-        "spans_sc_p": 0.0,
-        "spans_sc_r": 0.0,
-        "ents_f": 0.0,
-        "ents_p": 0.0,
-        "ents_r": 0.0,
-    },
+    default_score_weights=dict(NESTED_NER_SCORE_WEIGHTS),
 )
 def make_crener(
     nlp: Language,

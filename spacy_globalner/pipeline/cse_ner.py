@@ -21,13 +21,12 @@ from ..ml.torch.cse_ner.scorer import cse_loss
 from ..validation import check_bool, check_number
 from .ents_filters import highest_score_filter
 from .flat_ner import (
-    FLAT_NER_SCORE_WEIGHTS,
     EntityFixCounts,
     FlatSpanPipe,
     expected_scores_shape,
     whitespace_tokens,
 )
-from .scoring import score_spans_and_ents
+from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
 
 DEFAULT_CSE_NER_MODEL = """
 [model]

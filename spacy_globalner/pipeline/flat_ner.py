@@ -14,16 +14,6 @@ from .ents_filters import longest_first_filter
 from .gold import aligned_gold_spans
 from .span_pipe import GoldSummary, SpanPipe
 
-# The flat heads write doc.ents first: their factories weigh ents_f.
-FLAT_NER_SCORE_WEIGHTS = {
-    "ents_f": 1.0,
-    "ents_p": 0.0,
-    "ents_r": 0.0,
-    "spans_sc_f": 0.0,
-    "spans_sc_p": 0.0,
-    "spans_sc_r": 0.0,
-}
-
 
 class EntityFixCounts:
     """How many raw outputs (non-empty docs) had to be repaired: a forbidden

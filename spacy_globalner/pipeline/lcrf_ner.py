@@ -23,14 +23,13 @@ from ..ml.torch.lcrf_ner.likelihood import crf_nll, softmax_nll
 from ..validation import check_bool
 from .ents_filters import highest_score_filter
 from .flat_ner import (  # noqa: F401 (EntityFixCounts, outermost_spans: imported from here)
-    FLAT_NER_SCORE_WEIGHTS,
     EntityFixCounts,
     FlatSpanPipe,
     expected_scores_shape,
     outermost_spans,
     whitespace_tokens,
 )
-from .scoring import score_spans_and_ents
+from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
 
 CRFScores = Tuple[Floats3d, Floats2d]
 

@@ -5,6 +5,27 @@ from spacy.scorer import Scorer, get_ner_prf
 from spacy.training import Example
 from spacy.util import registry
 
+# The factories' default_score_weights, keyed as score_spans_and_ents returns
+# them for the default spans_key "sc". The nested heads (global_pointer,
+# crener) are selected on their spans, the flat ones (lcrf_ner, cse_ner),
+# which write doc.ents first, on their ents.
+NESTED_NER_SCORE_WEIGHTS = {
+    "spans_sc_f": 1.0,
+    "spans_sc_p": 0.0,
+    "spans_sc_r": 0.0,
+    "ents_f": 0.0,
+    "ents_p": 0.0,
+    "ents_r": 0.0,
+}
+FLAT_NER_SCORE_WEIGHTS = {
+    "ents_f": 1.0,
+    "ents_p": 0.0,
+    "ents_r": 0.0,
+    "spans_sc_f": 0.0,
+    "spans_sc_p": 0.0,
+    "spans_sc_r": 0.0,
+}
+
 
 def score_spans_and_ents(
     examples: Iterable[Example],
