@@ -170,6 +170,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "Leave it out to choose each threshold for the best F.")
     E022 = ("Dev data {path} does not exist or is not a file. Pass a .spacy "
             "DocBin (e.g. corpus/genia/dev.spacy from `spacy globalner convert`).")
+    E023 = ("'{name}' and '{other}' both write doc.spans[{key!r}]: the one that "
+            "runs later would replace the other's spans. Give '{name}' a key of "
+            "its own: nlp.add_pipe(\"{factory}\", name=\"{name}\", config={{"
+            "\"spans_key\": \"{name}\"}}), or spans_key = \"{name}\" in "
+            "[components.{name}] of the config.")
 
     E040 = ("{name} of '{owner}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "

@@ -21,7 +21,7 @@ from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe
+from .span_pipe import GoldSummary, SpanPipe, check_spans_key_free
 
 DEFAULT_CRENER_MODEL = """
 [model]
@@ -91,6 +91,7 @@ def make_crener(
     `max_grid_length` tokens are tagged in windows; at most `max_candidates`
     spans per doc.
     """
+    check_spans_key_free(nlp, name, spans_key, "crener")
     return CRENER(
         nlp.vocab,
         model,

@@ -27,6 +27,7 @@ from .flat_ner import (
     whitespace_tokens,
 )
 from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
+from .span_pipe import check_spans_key_free
 
 DEFAULT_CSE_NER_MODEL = """
 [model]
@@ -73,6 +74,7 @@ def make_cse_ner(
     """Create a CSE tagger: start and end markers above `threshold`, missing
     markers filled in, a class per entity by the mean class probability.
     """
+    check_spans_key_free(nlp, name, spans_key, "cse_ner")
     return CSENER(
         nlp.vocab, model, name, spans_key=spans_key, threshold=threshold,
         head_lr_scale=head_lr_scale, scorer=scorer, set_ents=set_ents,

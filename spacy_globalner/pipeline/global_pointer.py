@@ -19,7 +19,7 @@ from ..ml.torch.global_pointer.loss import global_pointer_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe
+from .span_pipe import GoldSummary, SpanPipe, check_spans_key_free
 
 DEFAULT_GLOBAL_POINTER_MODEL = """
 [model]
@@ -85,6 +85,7 @@ def make_global_pointer(
     whose score (a probability) for a label is at least `threshold` is an
     entity of that label, at most `max_candidates` per doc.
     """
+    check_spans_key_free(nlp, name, spans_key, "global_pointer")
     return GlobalPointer(
         nlp.vocab,
         model,

@@ -30,6 +30,7 @@ from .flat_ner import (  # noqa: F401 (EntityFixCounts, outermost_spans: importe
     whitespace_tokens,
 )
 from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
+from .span_pipe import check_spans_key_free
 
 CRFScores = Tuple[Floats3d, Floats2d]
 
@@ -82,6 +83,7 @@ def make_lcrf_ner(
     softmax baseline): Viterbi or argmax decoding, optionally constrained to
     valid tags, repaired by Entity-Fix ("paper", "lenient" or "none").
     """
+    check_spans_key_free(nlp, name, spans_key, "lcrf_ner")
     return LCRFNER(
         nlp.vocab,
         model,

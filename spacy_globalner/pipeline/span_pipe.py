@@ -390,6 +390,8 @@ class SpanPipe(TrainablePipe):
         labels (Optional[List[str]]): The labels, instead of those in the data.
         """
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
+        if nlp is not None and self.name in nlp.component_names:
+            check_spans_key_free(nlp, self.name, self.key, nlp.get_pipe_meta(self.name).factory)
         check_schedule_budget(nlp, get_examples)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
@@ -524,6 +526,22 @@ class SpanPipe(TrainablePipe):
         }
         util.from_disk(path, deserialize, exclude)
         return self
+
+
+def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> None:
+    """Raise E023 where another spacy-globalner component of nlp writes
+    doc.spans[key]: whichever ran later would replace the other's spans.
+    Factories call it before the component joins the pipeline, initialize()
+    again (a pipe's spans_key can change after it was built).
+
+    nlp (Language): The pipeline.
+    name (str): The component's name.
+    key (str): The doc.spans key it writes.
+    factory (str): Its factory, for the fix the error gives.
+    """
+    for other, pipe in nlp.components:
+        if other != name and isinstance(pipe, SpanPipe) and pipe.key == key:
+            raise ValueError(Errors.E023.format(name=name, other=other, key=key, factory=factory))
 
 
 def non_finite_weights(model: Model) -> Tuple[int, Optional[str]]:

@@ -55,3 +55,32 @@ def test_settings_reach_the_model_on_creation(name, setting, value, node):
     assert model.attrs[setting] == value
     pipe.predict([nlp.make_doc(docs[0].text)])
     assert model.attrs[setting] == value + 1
+
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_a_second_component_on_the_same_spans_key_is_refused(name):
+    """Two components writing doc.spans["sc"]: the later one would replace the
+    other's spans. Refused when added, naming both and the key; the fix the
+    error gives is accepted."""
+    first = "crener" if name == "global_pointer" else "global_pointer"
+    nlp = spacy.blank("en")
+    nlp.add_pipe(first, config=small_config(first))
+    with pytest.raises(ValueError, match=rf"\[E023\] '{name}' and '{first}' both write doc.spans\['sc'\]") as error:
+        nlp.add_pipe(name, config=small_config(name))
+    assert name not in nlp.pipe_names
+    fix = f'nlp.add_pipe("{name}", name="{name}", config={{"spans_key": "{name}"}})'
+    assert fix in str(error.value)
+    nlp.add_pipe(name, config={**small_config(name), "spans_key": name})
+    assert nlp.pipe_names == [first, name]
+
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_initialize_refuses_two_components_on_one_spans_key(name):
+    """A key changed after the pipeline was built is caught at nlp.initialize."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", name="first", config=small_config("global_pointer"))
+    pipe = nlp.add_pipe(name, config={**small_config(name), "spans_key": "other"})
+    pipe.cfg["spans_key"] = "sc"
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=2)]
+    with pytest.raises(ValueError, match=rf"\[E023\] 'first' and '{name}' both write doc.spans\['sc'\]"):
+        nlp.initialize(lambda: examples)
