@@ -1,5 +1,5 @@
-"""What the lcrf_ner tests share: two German sentences of flat gold and
-their examples."""
+"""What the tests of the flat heads (lcrf_ner, cse_ner) share: two German
+sentences of flat gold, their examples, and a head overfit on them."""
 import spacy
 from spacy.tokens import Span
 from spacy.training import Example
@@ -27,10 +27,11 @@ def make_examples(nlp, data=TRAIN_DATA, key=None):
     return examples
 
 
-def overfit(config=None, n_iter=30):
+def overfit(config=None, n_iter=30, factory="lcrf_ner"):
+    """(nlp, pipe, examples) after n_iter updates on TRAIN_DATA at seed 0."""
     fix_random_seed(0)
     nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner", config=config or {})
+    pipe = nlp.add_pipe(factory, config=config or {})
     examples = make_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(n_iter):

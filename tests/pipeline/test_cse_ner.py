@@ -1,5 +1,5 @@
-"""The cse_ner component: setup, labels, edge cases, training, serialization."""
-import warnings
+"""The cse_ner component: setup, settings, training, the loss (test_flat_ner.py
+holds what it shares with lcrf_ner)."""
 
 import numpy
 import pytest
@@ -9,30 +9,12 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CSENER
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
-
-
-def overfit(config=None, n_iter=40):
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner", config=config or {})
-    examples = make_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer, drop=0.0)
-    return nlp, pipe, examples
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
 @pytest.fixture(scope="module")
 def trained():
-    return overfit()
-
-
-def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
-    docs = list(nlp.pipe(texts))
-    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
-    scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
-    return ents, scores
+    return overfit(factory="cse_ner", n_iter=40)
 
 
 def test_add_pipe_with_defaults():
@@ -41,40 +23,6 @@ def test_add_pipe_with_defaults():
     assert isinstance(pipe, CSENER)
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5, "head_lr_scale": 1.0}
     assert not pipe.is_initialized
-
-
-def test_labels_from_data_and_explicit():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner")
-    nlp.initialize(lambda: make_examples(nlp))
-    assert pipe.labels == ("LOC", "ORG", "PER")
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner")
-    pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC", "ORG", "MISC"])
-    assert pipe.labels == ("PER", "LOC", "ORG", "MISC")
-
-
-def test_explicit_labels_missing_one_from_the_data_raise():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner")
-    with pytest.raises(ValueError, match=r"\[E003\].*'ORG'"):
-        pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC"])
-
-
-def test_no_labels_raise():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"\[E001\]"):
-            pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
-
-
-def test_use_before_initialize_raises():
-    nlp = spacy.blank("de")
-    nlp.add_pipe("cse_ner")
-    with pytest.raises(ValueError, match=r"\[E002\]"):
-        nlp("Paris")
 
 
 @pytest.mark.parametrize("threshold", [1.5, -0.5, float("nan"), "half", True])
@@ -111,14 +59,6 @@ def test_scores_of_the_wrong_shape_raise(trained):
         pipe.get_loss(examples[:1], scores)
 
 
-def test_empty_whitespace_and_one_token_docs(trained):
-    nlp, pipe, _ = trained
-    docs = list(nlp.pipe(["", "   ", "Paris", "\n"]))
-    assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
-    assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
-    assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
-
-
 def test_overfits_two_sentences(trained):
     nlp, _, _ = trained
     ents, scores = predictions(nlp)
@@ -127,44 +67,6 @@ def test_overfits_two_sentences(trained):
     assert ((flat > 0.25) & (flat <= 1.0)).all()
     counts = nlp.get_pipe("cse_ner").marker_fix_counts
     assert counts.sequences >= 2 and 0.0 <= counts.share <= 1.0
-
-
-def test_spans_and_ents_are_the_same(trained):
-    nlp, _, _ = trained
-    doc = nlp(TRAIN_DATA[0][0])
-    assert list(doc.spans["sc"]) == list(doc.ents)
-
-
-def test_to_disk_from_disk_round_trip(trained, tmp_path):
-    nlp, _, _ = trained
-    nlp.to_disk(tmp_path)
-    loaded = spacy.load(tmp_path)
-    assert predictions(loaded) == predictions(nlp)
-
-
-def test_to_bytes_from_bytes_round_trip(trained):
-    nlp, _, _ = trained
-    loaded = spacy.blank("de")
-    loaded.add_pipe("cse_ner")
-    loaded.from_bytes(nlp.to_bytes())
-    assert loaded.get_pipe("cse_ner").labels == nlp.get_pipe("cse_ner").labels
-    assert predictions(loaded) == predictions(nlp)
-
-
-def test_evaluate_keys(trained):
-    nlp, _, examples = trained
-    scores = nlp.evaluate(examples)
-    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "spans_sc_p", "spans_sc_r", "spans_sc_f"):
-        assert key in scores
-    assert scores["ents_f"] == 1.0
-
-
-def test_pipe_with_mixed_batch_lengths(trained):
-    nlp, _, _ = trained
-    texts = ["Paris", TRAIN_DATA[0][0], "", "Rom und Paris und New York und Berlin heute .", "Merkel"]
-    batched = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=5)]
-    alone = [[(e.start, e.end, e.label_) for e in nlp(text).ents] for text in texts]
-    assert batched == alone
 
 
 def test_loss_is_the_three_losses_summed_per_doc():

@@ -1,4 +1,8 @@
-"""The pieces lcrf_ner and cse_ner share: one implementation for both heads."""
+"""What lcrf_ner and cse_ner share: one implementation for both heads, and
+the behaviour both must show (labels, edge cases, the flat output in doc.ents
+and doc.spans, serialization, scoring)."""
+import warnings
+
 import numpy
 import pytest
 import spacy
@@ -13,6 +17,101 @@ from spacy_globalner.pipeline.flat_ner import (
     outermost_spans,
     whitespace_tokens,
 )
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
+
+# Updates each head needs to overfit the two sentences at seed 0.
+N_UPDATES = {"cse_ner": 40, "lcrf_ner": 30}
+FLAT_HEADS = list(N_UPDATES)
+
+
+@pytest.fixture(scope="module", params=FLAT_HEADS)
+def trained(request):
+    """(factory, nlp, pipe, examples) of a head overfit on TRAIN_DATA."""
+    return (request.param, *overfit(factory=request.param, n_iter=N_UPDATES[request.param]))
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_labels_from_data_and_explicit(factory):
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe(factory)
+    nlp.initialize(lambda: make_examples(nlp))
+    assert pipe.labels == ("LOC", "ORG", "PER")
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe(factory)
+    pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC", "ORG", "MISC"])
+    assert pipe.labels == ("PER", "LOC", "ORG", "MISC")
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_explicit_labels_missing_one_from_the_data_raise(factory):
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe(factory)
+    with pytest.raises(ValueError, match=r"\[E003\].*'ORG'"):
+        pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC"])
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_no_labels_raise(factory):
+    nlp = spacy.blank("de")
+    pipe = nlp.add_pipe(factory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"\[E001\]"):
+            pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_use_before_initialize_raises(factory):
+    nlp = spacy.blank("de")
+    nlp.add_pipe(factory)
+    with pytest.raises(ValueError, match=r"\[E002\]"):
+        nlp("Paris")
+
+
+def test_empty_whitespace_and_one_token_docs(trained):
+    _, nlp, _, _ = trained
+    docs = list(nlp.pipe(["", "   ", "Paris", "\n"]))
+    assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
+    assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
+    assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
+
+
+def test_spans_and_ents_are_the_same(trained):
+    _, nlp, _, _ = trained
+    doc = nlp(TRAIN_DATA[0][0])
+    assert list(doc.spans["sc"]) == list(doc.ents)
+
+
+def test_to_disk_from_disk_round_trip(trained, tmp_path):
+    _, nlp, _, _ = trained
+    nlp.to_disk(tmp_path)
+    loaded = spacy.load(tmp_path)
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_to_bytes_from_bytes_round_trip(trained):
+    factory, nlp, _, _ = trained
+    loaded = spacy.blank("de")
+    loaded.add_pipe(factory)
+    loaded.from_bytes(nlp.to_bytes())
+    assert loaded.get_pipe(factory).labels == nlp.get_pipe(factory).labels
+    assert predictions(loaded) == predictions(nlp)
+
+
+def test_evaluate_keys(trained):
+    _, nlp, _, examples = trained
+    scores = nlp.evaluate(examples)
+    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "spans_sc_p", "spans_sc_r", "spans_sc_f"):
+        assert key in scores
+    assert scores["ents_f"] == 1.0
+
+
+def test_pipe_with_mixed_batch_lengths(trained):
+    _, nlp, _, _ = trained
+    texts = ["Paris", TRAIN_DATA[0][0], "", "Rom und Paris und New York und Berlin heute .", "Merkel"]
+    batched = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=5)]
+    alone = [[(e.start, e.end, e.label_) for e in nlp(text).ents] for text in texts]
+    assert batched == alone
 
 
 def test_both_flat_heads_share_one_implementation():
@@ -53,7 +152,7 @@ def test_expected_scores_shape(lengths, expected):
     assert expected_scores_shape(numpy.asarray(lengths, dtype="int64"), 7) == expected
 
 
-@pytest.mark.parametrize("factory", ["lcrf_ner", "cse_ner"])
+@pytest.mark.parametrize("factory", FLAT_HEADS)
 def test_flat_heads_weigh_ents_f(factory):
     nlp = spacy.blank("en")
     nlp.add_pipe(factory)

@@ -1,5 +1,5 @@
-"""The lcrf_ner component: setup, labels, edge cases, training, serialization."""
-import warnings
+"""The lcrf_ner component: setup, settings, training, Entity-Fix counts
+(test_flat_ner.py holds what it shares with cse_ner)."""
 
 import numpy
 import pytest
@@ -22,40 +22,6 @@ def test_add_pipe_with_defaults():
     assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
                         "constrained": False, "entity_fix": "paper", "head_lr_scale": 1.0}
     assert not pipe.is_initialized
-
-
-def test_labels_from_data_and_explicit():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner")
-    nlp.initialize(lambda: make_examples(nlp))
-    assert pipe.labels == ("LOC", "ORG", "PER")
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner")
-    pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC", "ORG", "MISC"])
-    assert pipe.labels == ("PER", "LOC", "ORG", "MISC")
-
-
-def test_explicit_labels_missing_one_from_the_data_raise():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner")
-    with pytest.raises(ValueError, match=r"\[E003\].*'ORG'"):
-        pipe.initialize(lambda: make_examples(nlp), labels=["PER", "LOC"])
-
-
-def test_no_labels_raise():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"\[E001\]"):
-            pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
-
-
-def test_use_before_initialize_raises():
-    nlp = spacy.blank("de")
-    nlp.add_pipe("lcrf_ner")
-    with pytest.raises(ValueError, match=r"\[E002\]"):
-        nlp("Paris")
 
 
 def test_non_bool_options_raise():
@@ -93,14 +59,6 @@ def test_scores_of_the_wrong_shape_raise(trained):
         pipe.get_loss(examples[:1], (emissions, transitions))
 
 
-def test_empty_whitespace_and_one_token_docs(trained):
-    nlp, pipe, _ = trained
-    docs = list(nlp.pipe(["", "   ", "Paris", "\n"]))
-    assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
-    assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
-    assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
-
-
 def test_overfits_two_sentences(trained):
     nlp, pipe, _ = trained
     ents, scores = predictions(nlp)
@@ -109,44 +67,6 @@ def test_overfits_two_sentences(trained):
     assert ((flat > 0.5) & (flat <= 1.0)).all()
     assert pipe.entity_fix_counts.sequences >= 2
     assert 0.0 <= pipe.entity_fix_counts.share <= 1.0
-
-
-def test_spans_and_ents_are_the_same(trained):
-    nlp, _, _ = trained
-    doc = nlp(TRAIN_DATA[0][0])
-    assert list(doc.spans["sc"]) == list(doc.ents)
-
-
-def test_to_disk_from_disk_round_trip(trained, tmp_path):
-    nlp, _, _ = trained
-    nlp.to_disk(tmp_path)
-    loaded = spacy.load(tmp_path)
-    assert predictions(loaded) == predictions(nlp)
-
-
-def test_to_bytes_from_bytes_round_trip(trained):
-    nlp, _, _ = trained
-    loaded = spacy.blank("de")
-    loaded.add_pipe("lcrf_ner")
-    loaded.from_bytes(nlp.to_bytes())
-    assert loaded.get_pipe("lcrf_ner").labels == nlp.get_pipe("lcrf_ner").labels
-    assert predictions(loaded) == predictions(nlp)
-
-
-def test_evaluate_keys(trained):
-    nlp, _, examples = trained
-    scores = nlp.evaluate(examples)
-    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "spans_sc_p", "spans_sc_r", "spans_sc_f"):
-        assert key in scores
-    assert scores["ents_f"] == 1.0
-
-
-def test_pipe_with_mixed_batch_lengths(trained):
-    nlp, _, _ = trained
-    texts = ["Paris", TRAIN_DATA[0][0], "", "Rom und Paris und New York und Berlin heute .", "Merkel"]
-    batched = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=5)]
-    alone = [[(e.start, e.end, e.label_) for e in nlp(text).ents] for text in texts]
-    assert batched == alone
 
 
 def test_gold_from_flat_spans_key():
