@@ -2,6 +2,9 @@
 passes `spacy debug config` and `spacy debug data` on corpora made by our
 converter. The transformer configs get the tiny BERT built by conftest in place
 of their hub model (no network in tests)."""
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,36 @@ def test_debug_data(config_path, corpora, request, capsys):
         pytest.fail(f"debug data found errors (exit {exit_.code}):\n{capsys.readouterr().out[-3000:]}")
     out = capsys.readouterr().out
     assert "Pipeline can be initialized with data" in out
+
+
+def config_header(path: Path) -> str:
+    """The comment a config opens with, before its first section."""
+    return path.read_text(encoding="utf8").split("\n[", 1)[0]
+
+
+# Configs in a language other than English, which a user might pick for English text.
+OTHER_LANGUAGE_CONFIGS = [
+    path for path in CONFIGS
+    if Config().from_disk(path, interpolate=False)["nlp"]["lang"] not in ("en", "zh")
+]
+
+
+def test_the_flat_configs_are_german():
+    assert {"lcrf_ner", "lcrf_ner_softmax", "cse_ner"} <= {path.stem for path in OTHER_LANGUAGE_CONFIGS}
+
+
+@pytest.mark.parametrize("path", OTHER_LANGUAGE_CONFIGS, ids=[path.stem for path in OTHER_LANGUAGE_CONFIGS])
+def test_a_config_in_another_language_says_so_where_a_user_picks_it(path, tmp_path):
+    """Its header names the language, what lang changes and the override,
+    and `spacy debug config` accepts that override as written."""
+    lang = Config().from_disk(path, interpolate=False)["nlp"]["lang"]
+    header = " ".join(line.lstrip("# ") for line in config_header(path).splitlines())
+    assert f'lang = "{lang}"' in header and "tokenizer" in header, header
+    assert "--nlp.lang en" in header, header
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy", "debug", "config", str(path), "--paths.train", "train.spacy",
+         "--paths.dev", "dev.spacy", "--nlp.lang", "en"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
