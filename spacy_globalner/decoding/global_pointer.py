@@ -30,16 +30,6 @@ def band_cell_coordinates(lengths: Sequence[int], width: int):
     return doc_of_row, position, numpy.arange(width)[None, :] < remaining[:, None]
 
 
-def decode_band_scores(
-    scores: numpy.ndarray,
-    lengths: Sequence[int],
-    threshold: Union[float, numpy.ndarray] = 0.5,
-    max_candidates: Optional[int] = None,
-) -> List[SpanArrays]:
-    """The spans of `decode_band`, without the counts."""
-    return decode_band(scores, lengths, threshold, max_candidates)[0]
-
-
 def decode_band(
     scores: numpy.ndarray,
     lengths: Sequence[int],

@@ -1,7 +1,8 @@
 import numpy
 import pytest
 
-from spacy_globalner.decoding.global_pointer import decode_band, decode_band_scores
+from spacy_globalner.decoding.global_pointer import decode_band
+from tests.helpers.global_pointer import decode_band_scores
 
 LOW = numpy.finfo("float32").min
 

@@ -1,11 +1,18 @@
 """What the crener tests share: a small model and a tiny scorer, two
 sentences of nested gold, and examples whose tokens are the text's
 whitespace-separated words."""
+from typing import List, Optional, Sequence
+
+import numpy
 import torch
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
+
+from spacy_globalner.decoding import SpanArrays
+from spacy_globalner.decoding.crener.decode import decode_windows
+from spacy_globalner.decoding.crener.windows import merge_windows
 
 SMALL_TOK2VEC = {
     "@architectures": "spacy.HashEmbedCNN.v2",
@@ -89,3 +96,21 @@ def grid_masks(lengths, n: int):
     """Bool token mask (batch, n) and cell mask (batch, n, n) of a padded batch."""
     token_mask = torch.arange(n)[None, :] < torch.as_tensor(lengths)[:, None]
     return token_mask, token_mask[:, :, None] & token_mask[:, None, :]
+
+
+def decode_grid_windows(
+    grids: Sequence[numpy.ndarray],
+    windows: numpy.ndarray,
+    n_docs: int,
+    n_labels: int,
+    threshold: float = 0.0,
+    label_thresholds: Optional[numpy.ndarray] = None,
+    max_candidates: Optional[int] = None,
+) -> List[SpanArrays]:
+    """The entities of `decode_windows`, without the counts."""
+    return decode_windows(grids, windows, n_docs, n_labels, threshold, label_thresholds, max_candidates)[0]
+
+
+def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
+    """The spans of `merge_windows`, without a cap or counts."""
+    return merge_windows(windows, found, n_docs)[0]

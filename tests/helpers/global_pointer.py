@@ -1,8 +1,17 @@
 """What the global_pointer tests share: two sentences of nested gold, their
-examples, and a pipeline of global_pointer over a spacy-transformers encoder."""
+examples, a pipeline of global_pointer over a spacy-transformers encoder, and
+the decoder and RoPE in the shapes the tests call them."""
+from typing import List, Optional, Sequence, Union
+
+import numpy
 import spacy
+import torch
 from spacy.tokens import Span
 from spacy.training import Example
+
+from spacy_globalner.decoding import SpanArrays
+from spacy_globalner.decoding.global_pointer import decode_band
+from spacy_globalner.ml.torch.global_pointer.rope import rope_rotations, rotate
 
 TRAIN_DATA = [
     ("IL-2 gene expression requires NF-kappa B activation .",
@@ -47,3 +56,28 @@ def transformer_nlp(model_path, efficient=False):
         },
     }})
     return nlp
+
+
+def decode_band_scores(
+    scores: numpy.ndarray,
+    lengths: Sequence[int],
+    threshold: Union[float, numpy.ndarray] = 0.5,
+    max_candidates: Optional[int] = None,
+) -> List[SpanArrays]:
+    """The spans of `decode_band`, without the counts."""
+    return decode_band(scores, lengths, threshold, max_candidates)[0]
+
+
+def apply_rope(x: torch.Tensor, positions: torch.Tensor, scale: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Rotate the last dimension of x (n, ..., width) by each row's position.
+
+    scale (Optional[torch.Tensor]): Real factors, broadcast against the pairs,
+        of shape x.shape[:-1] + (width // 2,): for x of shape (n, heads, 2,
+        width), a (2, 1) scale gives one factor per slot. They are multiplied
+        into the rotations, so scaling costs no pass over x of its own.
+    """
+    rotations = rope_rotations(positions, x.shape[-1], x.dtype)
+    rotations = rotations.reshape((positions.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1] // 2,))
+    if scale is not None:
+        rotations = rotations * scale.to(device=rotations.device, dtype=rotations.real.dtype)
+    return rotate(x, rotations)

@@ -1,5 +1,6 @@
 """What the tests of the flat heads (lcrf_ner, cse_ner) share: two German
 sentences of flat gold, their examples, and a head overfit on them."""
+import numpy
 import spacy
 from spacy.tokens import Span
 from spacy.training import Example
@@ -44,3 +45,16 @@ def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):
     ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in docs]
     scores = [doc.spans["sc"].attrs["scores"].tolist() for doc in docs]
     return ents, scores
+
+
+def tag_marginals(
+    log_alpha: numpy.ndarray, log_beta: numpy.ndarray, log_z: numpy.ndarray, lengths: numpy.ndarray
+) -> numpy.ndarray:
+    """P(tag at token t = j) for every doc, token and tag; 0 on padding.
+
+    RETURNS (numpy.ndarray): Float64 (n_docs, max_length, n_tags).
+    """
+    marginals = numpy.exp(log_alpha + log_beta - log_z[:, None, None])
+    padding = numpy.arange(log_alpha.shape[1])[None, :] >= numpy.asarray(lengths)[:, None]
+    marginals[padding] = 0.0
+    return marginals

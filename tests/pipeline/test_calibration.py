@@ -7,8 +7,8 @@ import srsly
 
 from spacy_globalner.decoding.crener.decode import decode_grid
 from spacy_globalner.decoding.crener.tags import n_grid_tags
-from spacy_globalner.decoding.global_pointer import decode_band_scores
 from spacy_globalner.pipeline.calibration import storable_cut, sweep_threshold
+from tests.helpers.global_pointer import decode_band_scores
 
 
 def brute_force_best_f(scores, hits, n_gold):

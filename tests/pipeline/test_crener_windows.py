@@ -7,10 +7,10 @@ import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
-from spacy_globalner.decoding.crener.decode import decode_grid_windows
 from spacy_globalner.decoding.crener.tags import encode_grid_entities
 from spacy_globalner.decoding.crener.windows import CORE_END, CORE_START, END, START
 from spacy_globalner.ml.models.crener import plan_doc_windows
+from tests.helpers.crener import decode_grid_windows
 from tests.helpers.trained_pipelines import small_config
 
 N_TOKENS = 2000

@@ -103,19 +103,6 @@ def _search(head: int, limit: int, link_cols: numpy.ndarray, link_starts: numpy.
     return list(seen)
 
 
-def decode_grid_windows(
-    grids: Sequence[numpy.ndarray],
-    windows: numpy.ndarray,
-    n_docs: int,
-    n_labels: int,
-    threshold: float = 0.0,
-    label_thresholds: Optional[numpy.ndarray] = None,
-    max_candidates: Optional[int] = None,
-) -> List[SpanArrays]:
-    """The entities of `decode_windows`, without the counts."""
-    return decode_windows(grids, windows, n_docs, n_labels, threshold, label_thresholds, max_candidates)[0]
-
-
 def decode_windows(
     grids: Sequence[numpy.ndarray],
     windows: numpy.ndarray,

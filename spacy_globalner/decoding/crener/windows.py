@@ -101,11 +101,6 @@ def _segment_windows(doc_id: int, start: int, end: int, max_length: int) -> nump
     )
 
 
-def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
-    """The spans of `merge_windows`, without a cap or counts."""
-    return merge_windows(windows, found, n_docs)[0]
-
-
 def merge_windows(
     windows: numpy.ndarray,
     found: Sequence[SpanArrays],

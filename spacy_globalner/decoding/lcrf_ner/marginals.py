@@ -53,19 +53,6 @@ def forward_backward(
     return log_alpha, log_beta, log_z
 
 
-def tag_marginals(
-    log_alpha: numpy.ndarray, log_beta: numpy.ndarray, log_z: numpy.ndarray, lengths: numpy.ndarray
-) -> numpy.ndarray:
-    """P(tag at token t = j) for every doc, token and tag; 0 on padding.
-
-    RETURNS (numpy.ndarray): Float64 (n_docs, max_length, n_tags).
-    """
-    marginals = numpy.exp(log_alpha + log_beta - log_z[:, None, None])
-    padding = numpy.arange(log_alpha.shape[1])[None, :] >= numpy.asarray(lengths)[:, None]
-    marginals[padding] = 0.0
-    return marginals
-
-
 def span_probabilities(
     emissions: numpy.ndarray,
     lengths: numpy.ndarray,

@@ -6,9 +6,10 @@ import numpy
 import pytest
 
 from spacy_globalner.decoding import SpanArrays
-from spacy_globalner.decoding.crener.decode import decode_grid, decode_grid_windows
+from spacy_globalner.decoding.crener.decode import decode_grid
 from spacy_globalner.decoding.crener.tags import NNC, PNC, encode_grid_entities, htc_channel, n_grid_tags, thc_channel
-from spacy_globalner.decoding.crener.windows import merge_window_spans, merge_windows, plan_windows
+from spacy_globalner.decoding.crener.windows import merge_windows, plan_windows
+from tests.helpers.crener import decode_grid_windows, merge_window_spans
 
 
 def _round_trip(length, entities, n_labels):

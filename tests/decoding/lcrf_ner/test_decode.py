@@ -4,9 +4,10 @@ import pytest
 
 from spacy_globalner.decoding.lcrf_ner.decode import decode_lcrf_ner
 from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags, spans_to_tags, tags_to_spans
-from spacy_globalner.decoding.lcrf_ner.marginals import forward_backward, span_probabilities, tag_marginals
+from spacy_globalner.decoding.lcrf_ner.marginals import forward_backward, span_probabilities
 from spacy_globalner.decoding.lcrf_ner.viterbi import constrain_transitions, forbidden_score, viterbi
 from tests.helpers.lcrf_brute_force import best_path, log_partition, path_probabilities, path_score, random_case
+from tests.helpers.lcrf_ner import tag_marginals
 
 # Two labels: B-A=0, B-B=1, I-A=2, I-B=3, O=4; START=5, END=6.
 BA, BB, IA, IB, O = range(5)

@@ -4,7 +4,6 @@ Rotating queries and keys by their absolute positions makes their dot product
 depend on the relative position only: R(i)q . R(j)k = q . R(j - i)k. Because the
 angles are computed per call, any document length works, however long.
 """
-from typing import Optional
 
 import torch
 
@@ -19,21 +18,6 @@ def rotary_angles(positions: torch.Tensor, width: int) -> torch.Tensor:
     exponents = torch.arange(0, width, 2, device=positions.device, dtype=torch.float64)
     inverse_freq = ROPE_BASE ** (-exponents / width)
     return positions.to(torch.float64)[:, None] * inverse_freq[None, :]
-
-
-def apply_rope(x: torch.Tensor, positions: torch.Tensor, scale: Optional[torch.Tensor] = None) -> torch.Tensor:
-    """Rotate the last dimension of x (n, ..., width) by each row's position.
-
-    scale (Optional[torch.Tensor]): Real factors, broadcast against the pairs,
-        of shape x.shape[:-1] + (width // 2,): for x of shape (n, heads, 2,
-        width), a (2, 1) scale gives one factor per slot. They are multiplied
-        into the rotations, so scaling costs no pass over x of its own.
-    """
-    rotations = rope_rotations(positions, x.shape[-1], x.dtype)
-    rotations = rotations.reshape((positions.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1] // 2,))
-    if scale is not None:
-        rotations = rotations * scale.to(device=rotations.device, dtype=rotations.real.dtype)
-    return rotate(x, rotations)
 
 
 def rope_rotations(positions: torch.Tensor, width: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from spacy_globalner.ml.torch.global_pointer.rope import apply_rope
+from tests.helpers.global_pointer import apply_rope
 
 
 def test_rope_score_depends_on_relative_position_only():
