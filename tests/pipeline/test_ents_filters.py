@@ -40,6 +40,18 @@ def test_write_spans_keeps_nested_spans_and_non_conflicting_existing_ents():
 
 
 def test_write_spans_without_filter_leaves_ents_alone():
+    """Spans that a filter would put in doc.ents (one overlaps the existing
+    entity) go to doc.spans only."""
+    doc = make_doc()
+    doc.ents = [Span(doc, 5, 6, "OLD")]
+    found = SpanArrays(numpy.array([0, 4]), numpy.array([2, 6]), numpy.array([0, 0]),
+                       numpy.array([0.9, 0.8], dtype="float32"))
+    write_spans(doc, found, ["X"], "custom", None)
+    assert [(s.start, s.end, s.label_) for s in doc.spans["custom"]] == [(0, 2, "X"), (4, 6, "X")]
+    assert [(e.start, e.end, e.label_) for e in doc.ents] == [(5, 6, "OLD")]
+
+
+def test_write_spans_of_nothing_writes_an_empty_group():
     doc = make_doc()
     doc.ents = [Span(doc, 5, 6, "OLD")]
     write_spans(doc, SpanArrays.empty(), ["X"], "custom", None)
