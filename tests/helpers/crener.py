@@ -1,7 +1,7 @@
 """What the crener tests share: a small model and a tiny scorer, two
 sentences of nested gold, and examples whose tokens are the text's
 whitespace-separated words."""
-from typing import List, Optional, Sequence
+from typing import Any, List, Sequence
 
 import numpy
 import torch
@@ -98,17 +98,9 @@ def grid_masks(lengths, n: int):
     return token_mask, token_mask[:, :, None] & token_mask[:, None, :]
 
 
-def decode_grid_windows(
-    grids: Sequence[numpy.ndarray],
-    windows: numpy.ndarray,
-    n_docs: int,
-    n_labels: int,
-    threshold: float = 0.0,
-    label_thresholds: Optional[numpy.ndarray] = None,
-    max_candidates: Optional[int] = None,
-) -> List[SpanArrays]:
-    """The entities of `decode_windows`, without the counts."""
-    return decode_windows(grids, windows, n_docs, n_labels, threshold, label_thresholds, max_candidates)[0]
+def decode_grid_windows(*args: Any, **kwargs: Any) -> List[SpanArrays]:
+    """The entities of `decode_windows` (same arguments), without the counts."""
+    return decode_windows(*args, **kwargs)[0]
 
 
 def merge_window_spans(windows: numpy.ndarray, found: Sequence[SpanArrays], n_docs: int) -> List[SpanArrays]:
