@@ -19,7 +19,8 @@ from ._app import Arg, Opt, globalner_cli
 def annotate_cli(
     # fmt: off
     model: str = Arg(..., help="Pipeline package name or path, as for spacy.load"),
-    input_path: Path = Arg(..., help="Corpus: .jsonl with 'text' (and 'id'), or plain text, one document per line",
+    input_path: Path = Arg(..., help="Corpus: .jsonl with 'text' (and 'id'), or plain text, one document per "
+                                     "line. A document without an 'id' gets its line number, from 1 (not with --ray)",
                            metavar="INPUT"),
     output_path: Path = Arg(..., help="Output .jsonl file, or a Parquet folder with --ray", metavar="OUTPUT"),
     batch_size: int = Opt(64, "--batch-size", help="Docs per batch"),
@@ -43,8 +44,11 @@ def annotate_cli(
     # fmt: on
 ):
     """Annotate a corpus and write spans and scores as JSON lines (or Parquet
-    with --ray). A run saves its progress as it goes: after a crash, rerun it with
-    --resume. For local annotation into .spacy files, `spacy apply` does it.
+    with --ray). Each record carries its input line's "id", or the line's
+    number (from 1, blank lines counted, as a string) where it has none, to
+    join the output back to the input; on Ray such a record's id is null. A
+    run saves its progress as it goes: after a crash, rerun it with --resume.
+    For local annotation into .spacy files, `spacy apply` does it.
     """
     spans_keys = spans_keys or None
     try:

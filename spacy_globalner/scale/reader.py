@@ -4,7 +4,10 @@ after the last line it wrote.
 
 A `.jsonl` corpus has one JSON object with a string "text" (and an optional "id")
 per line; blank lines are skipped. Any other file has one document per line of
-UTF-8 text, blank lines included (an empty document). A line that cannot be a
+UTF-8 text, blank lines included (an empty document). A document without an
+"id" takes its line number as its id (a string, counted from 1 like the line
+numbers of error messages, blank lines included), so that each output record
+can be joined back to its input line. A line that cannot be a
 document (invalid UTF-8, bad JSON, no "text", a "text" that is not a string)
 comes back with its error instead of a text: the caller decides whether to stop
 or to set it aside.
@@ -27,7 +30,8 @@ class Line(NamedTuple):
 
     line_no (int): Its number, from 1.
     end (int): The byte offset just after it (where reading resumes).
-    doc_id (Optional[str]): The "id" field of a JSON line, as a string.
+    doc_id (Optional[str]): The "id" field of a JSON line, as a string, or
+        the line number (from 1) where there is none; None for a malformed line.
     text (Optional[str]): The document's text; None for a malformed line.
     error (Optional[str]): Why the line is malformed (a catalogue message).
     raw (Optional[str]): A malformed line as read (undecodable bytes replaced).
@@ -91,7 +95,7 @@ def read_lines(
                 yield Line(line_no, end, error=message, raw=shown)
                 continue
             if not jsonl:
-                yield Line(line_no, end, text=text)
+                yield Line(line_no, end, doc_id=str(line_no), text=text)
                 continue
             if not text.strip():
                 continue
@@ -112,4 +116,4 @@ def read_lines(
                 yield Line(line_no, end, error=message, raw=text)
                 continue
             doc_id = obj.get("id")
-            yield Line(line_no, end, doc_id=None if doc_id is None else str(doc_id), text=obj["text"])
+            yield Line(line_no, end, doc_id=str(line_no if doc_id is None else doc_id), text=obj["text"])

@@ -73,7 +73,8 @@ def read_texts(path: PathLike) -> Iterator[Tuple[Optional[str], str]]:
     A malformed line raises its error (see reader.read_lines).
 
     path (Union[str, Path]): The corpus file.
-    RETURNS (Iterator[Tuple[Optional[str], str]]): Ids (None when absent) and texts.
+    RETURNS (Iterator[Tuple[Optional[str], str]]): Ids (the line number, from
+        1, where a line has none) and texts.
     """
     for line in read_lines(path):
         if line.error is not None:

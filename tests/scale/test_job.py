@@ -164,3 +164,26 @@ def test_bad_options(nlp, tmp_path):
             annotate_file(nlp, corpus, tmp_path / "out.jsonl", **option)
     with pytest.raises(ValueError, match=r"\[E400\]"):
         annotate_file(nlp, tmp_path / "missing.txt", tmp_path / "out.jsonl")
+
+
+def test_annotate_cli_gives_a_line_without_id_its_line_number(tmp_path):
+    """The output joins back to the input: a record whose line has no "id"
+    carries the line's number (from 1, blank lines counted), also after --resume."""
+    from typer.testing import CliRunner
+
+    from spacy_globalner.cli import globalner_cli
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "IL-2 gene"}\n\n{"id": "x", "text": "NF-kappa B"}\n{"text": "T cells"}\n',
+                      encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    args = ["annotate", str(trained_dir("lcrf_ner")), str(corpus), str(out), "--no-progress"]
+    result = CliRunner().invoke(globalner_cli, args)
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["text"]) for r in read_records(out)] == [
+        ("1", "IL-2 gene"), ("x", "NF-kappa B"), ("4", "T cells")]
+    with corpus.open("a", encoding="utf8") as file_:
+        file_.write('{"text": "IL-2"}\n{"id": null, "text": "CD4"}\n')
+    result = CliRunner().invoke(globalner_cli, args + ["--resume"])
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in read_records(out)] == ["1", "x", "4", "5", "6"]

@@ -34,7 +34,7 @@ def test_records_round_trip_jsonl(tmp_path):
 def test_read_texts_plain_and_errors(tmp_path):
     plain = tmp_path / "corpus.txt"
     plain.write_text("one\n\nthree\n", encoding="utf8")
-    assert list(read_texts(plain)) == [(None, "one"), (None, ""), (None, "three")]
+    assert list(read_texts(plain)) == [("1", "one"), ("2", ""), ("3", "three")]
     with pytest.raises(ValueError, match=r"\[E400\]"):
         list(read_texts(tmp_path / "missing.jsonl"))
     bad = tmp_path / "bad.jsonl"
@@ -57,7 +57,7 @@ def test_annotate_command_in_a_subprocess(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"Annotated {len(texts)} document(s)" in " ".join(done.stdout.split())
     nlp = spacy.load(trained_dir("global_pointer"))
-    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
+    records_equal(read_records(out), [doc_to_record(doc, doc_id=str(i)) for i, doc in enumerate(nlp.pipe(texts), 1)])
     # Bad input: the catalogue's error, exit code 1, no traceback
     done = subprocess.run([*run, str(tmp_path / "missing.jsonl"), str(out)],
                           capture_output=True, text=True, timeout=300, env=env)
@@ -73,4 +73,4 @@ def test_scale_cli_matches_pipe(tmp_path):
     result = CliRunner().invoke(globalner_cli, ["annotate", str(trained_dir("global_pointer")), str(corpus), str(out)])
     assert result.exit_code == 0, result.output
     nlp = spacy.load(trained_dir("global_pointer"))
-    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
+    records_equal(read_records(out), [doc_to_record(doc, doc_id=str(i)) for i, doc in enumerate(nlp.pipe(texts), 1)])

@@ -122,7 +122,7 @@ def test_annotate_command_n_process(name, tmp_path):
     ])
     assert result.returncode == 0, result.stderr[-3000:]
     nlp = spacy.load(model)
-    records_equal(read_records(out), [doc_to_record(doc) for doc in nlp.pipe(texts)])
+    records_equal(read_records(out), [doc_to_record(doc, doc_id=str(i)) for i, doc in enumerate(nlp.pipe(texts), 1)])
 
 
 @pytest.mark.parametrize("name", component_params())
