@@ -43,7 +43,7 @@ for group, entries in names.items():
         assert callable(table.get(name)), name
 nlp = spacy.blank("en")
 for name in names["spacy_factories"]:
-    nlp.add_pipe(name)
+    nlp.add_pipe(name, config={{"spans_key": name}})  # one key each: two on one key are refused
 print("ok", len(nlp.pipe_names))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
