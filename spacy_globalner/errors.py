@@ -273,6 +273,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "of one corpus file (one split), such as train.jsonl.")
     E308 = ("spans_key must be a non-empty string, got {value!r}.")
     E309 = ("limit must be a positive integer or None, got {value!r}.")
+    E310 = ("Cannot read {path} as a .spacy DocBin: {problem}. Pass a corpus "
+            "written by `spacy globalner convert` (or DocBin.to_disk), e.g. "
+            "spacy globalner convert train.conll train.spacy.")
     E330 = ("level_keys must be two different non-empty strings (the doc.spans "
             "keys of GermEval's outer and inner level, e.g. ['outer', 'inner']), "
             "got {value!r}.")

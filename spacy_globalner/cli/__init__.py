@@ -10,7 +10,8 @@ from ._app import globalner_cli
 from .annotate import annotate_cli
 from .calibrate import calibrate_cli
 from .convert import convert_cli
+from .stats import stats_cli
 
 app.add_typer(globalner_cli, name="globalner")
 
-__all__ = ["annotate_cli", "calibrate_cli", "convert_cli", "globalner_cli"]
+__all__ = ["annotate_cli", "calibrate_cli", "convert_cli", "globalner_cli", "stats_cli"]

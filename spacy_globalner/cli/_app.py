@@ -11,7 +11,8 @@ import typer
 from typer.main import get_command
 
 NAME = "globalner"
-HELP = """spacy-globalner commands: convert corpora, calibrate thresholds, annotate at scale.
+HELP = """spacy-globalner commands: convert corpora, corpus statistics, calibrate thresholds,
+annotate at scale.
 
 DOCS: README.md and docs/ in the spacy-globalner repository
 """
