@@ -1,3 +1,3 @@
-from .spans import SpanArrays, split_by_doc
+from .spans import EntityArrays, SpanArrays, split_by_doc
 
-__all__ = ["SpanArrays", "split_by_doc"]
+__all__ = ["EntityArrays", "SpanArrays", "split_by_doc"]

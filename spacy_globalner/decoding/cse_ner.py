@@ -25,7 +25,7 @@ from typing import List, Tuple
 
 import numpy
 
-from .spans import SpanArrays, split_by_doc
+from .spans import EntityArrays, SpanArrays, split_by_doc
 
 
 def decode_cse_ner(
@@ -79,7 +79,7 @@ def decode_cse_ner(
     label_ids = means[:, :n_labels].argmax(axis=1)
     scores = flat_start[starts_flat] * flat_end[ends_flat] * means[numpy.arange(len(label_ids)), label_ids]
     scores = numpy.clip(scores, 0.0, 1.0).astype("float32")
-    found = split_by_doc(doc_ids, n_docs, starts, ends, label_ids.astype("int64"), scores)
+    found = split_by_doc(EntityArrays(doc_ids, starts, ends, label_ids.astype("int64")), n_docs, scores)
     n_after = 2 * numpy.bincount(doc_ids, minlength=n_docs)
     return found, n_after != n_markers
 

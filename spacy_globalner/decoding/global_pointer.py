@@ -3,7 +3,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 
-from .spans import SpanArrays, split_by_doc
+from .spans import EntityArrays, SpanArrays, split_by_doc
 
 
 def band_rows(lengths: Sequence[int]):
@@ -78,7 +78,7 @@ def decode_band(
         keep = top_per_doc(doc_ids, logits, n_found, max_candidates)
         rows, widths, label_ids, probs, doc_ids = rows[keep], widths[keep], label_ids[keep], probs[keep], doc_ids[keep]
     starts = position[rows]
-    spans = split_by_doc(doc_ids, n_docs, starts, starts + widths + 1, label_ids, probs)
+    spans = split_by_doc(EntityArrays(doc_ids, starts, starts + widths + 1, label_ids), n_docs, probs)
     return spans, n_found
 
 

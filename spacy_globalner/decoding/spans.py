@@ -1,5 +1,6 @@
-"""The decoders' common output: one set of typed, scored spans per doc."""
-from typing import NamedTuple
+"""The decoders' common types: the entities of a batch as parallel arrays,
+and one set of typed, scored spans per doc."""
+from typing import List, NamedTuple
 
 import numpy
 
@@ -27,13 +28,39 @@ class SpanArrays(NamedTuple):
         return int(self.starts.shape[0])
 
 
-def split_by_doc(doc_ids, n_docs: int, starts, ends, label_ids, scores):
-    """Split flat span arrays, sorted by doc id, into one SpanArrays per doc.
+class EntityArrays(NamedTuple):
+    """The entities of a batch, as parallel int arrays (token offsets, end
+    exclusive), ordered by doc.
 
-    doc_ids (numpy.ndarray[int]): The doc of each span, ascending.
+    doc_ids (numpy.ndarray[int]): The doc of each entity, ascending.
+    starts (numpy.ndarray[int]): First token of each entity.
+    ends (numpy.ndarray[int]): One past the last token of each entity.
+    label_ids (numpy.ndarray[int]): Index of each entity's label.
+    """
+
+    doc_ids: numpy.ndarray
+    starts: numpy.ndarray
+    ends: numpy.ndarray
+    label_ids: numpy.ndarray
+
+    @classmethod
+    def of(cls, doc_ids, starts, ends, label_ids) -> "EntityArrays":
+        """RETURNS (EntityArrays): The arguments as int64 arrays (views where they are)."""
+        return cls(*(numpy.asarray(array, dtype="int64") for array in (doc_ids, starts, ends, label_ids)))
+
+    def __len__(self) -> int:  # type: ignore[override]
+        return int(numpy.size(self.doc_ids))
+
+
+def split_by_doc(entities: EntityArrays, n_docs: int, scores) -> List[SpanArrays]:
+    """Split a batch's entities and their scores into one SpanArrays per doc.
+
+    entities (EntityArrays): The entities, sorted by doc id.
     n_docs (int): Number of docs in the batch (docs without spans get empty arrays).
+    scores (numpy.ndarray[float]): The score of each entity.
     RETURNS (List[SpanArrays]): One entry per doc.
     """
+    doc_ids, starts, ends, label_ids = entities
     bounds = numpy.searchsorted(doc_ids, numpy.arange(n_docs + 1), side="left").tolist()
     scores = numpy.asarray(scores).astype("float32")  # once for the batch, not once per doc
     return [

@@ -11,10 +11,9 @@ B opens an entity of two or more tokens, I continues it, L (E) closes it, U
 (S) is a one-token entity. O is the last tag, as in IOB, and the transition
 matrix has START (id n_tags) and END (id n_tags + 1), indexed [from, to].
 """
-from typing import Tuple
-
 import numpy
 
+from ..spans import EntityArrays
 from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
 
 
@@ -71,9 +70,7 @@ def spans_to_tags(
     return tags
 
 
-def tags_to_spans(
-    tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int
-) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+def tags_to_spans(tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) -> EntityArrays:
     """Read the entities of a batch of padded BIOES tag sequences, strictly.
 
     An entity is a U-X, or a B-X, any number of I-X and an L-X. Any other
@@ -82,8 +79,7 @@ def tags_to_spans(
     tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
     lengths (numpy.ndarray): Number of tokens of each doc.
     n_labels (int): Number of entity labels.
-    RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
-        label_ids of the entities, ordered by doc then start.
+    RETURNS (EntityArrays): The entities, ordered by doc then start.
     """
     tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape

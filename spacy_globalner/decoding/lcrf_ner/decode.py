@@ -63,15 +63,13 @@ def decode_lcrf_ner(
     fixed, invalid = repair(tag_scheme, tags, lengths, n_labels, rule=rule if rule != "none" else "paper")
     if rule != "none":
         tags = fixed
-    doc_ids, starts, ends, label_ids = tags_to_spans(tag_scheme, tags, lengths, n_labels)
+    entities = tags_to_spans(tag_scheme, tags, lengths, n_labels)
     if independent:
-        probabilities = independent_span_probabilities(
-            emissions, lengths, doc_ids, starts, ends, label_ids, n_labels, tag_scheme=tag_scheme
-        )
+        probabilities = independent_span_probabilities(emissions, lengths, entities, n_labels, tag_scheme=tag_scheme)
     else:
         probability = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
-        probabilities = probability(emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels)
-    found = split_by_doc(doc_ids, len(lengths), starts, ends, label_ids, probabilities)
+        probabilities = probability(emissions, lengths, transitions, entities, n_labels)
+    found = split_by_doc(entities, len(lengths), probabilities)
     return found, invalid
 
 

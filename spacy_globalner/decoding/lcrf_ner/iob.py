@@ -9,10 +9,9 @@ and the transition matrix has two more states, START (id n_tags) and END (id
 n_tags + 1). Transition matrices are indexed [from, to]: row i is the tag a
 step leaves, column j the tag it enters.
 """
-from typing import Tuple
-
 import numpy
 
+from ..spans import EntityArrays
 from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
 
 
@@ -57,9 +56,7 @@ def spans_to_tags(
     return tags
 
 
-def tags_to_spans(
-    tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int
-) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+def tags_to_spans(tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) -> EntityArrays:
     """Read the entities of a batch of padded tag sequences, strictly.
 
     An entity is a B-X followed by any number of I-X. An I-X that does not
@@ -68,8 +65,7 @@ def tags_to_spans(
     tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
     lengths (numpy.ndarray): Number of tokens of each doc.
     n_labels (int): Number of entity labels.
-    RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
-        label_ids of the entities, ordered by doc then start.
+    RETURNS (EntityArrays): The entities, ordered by doc then start.
     """
     tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape

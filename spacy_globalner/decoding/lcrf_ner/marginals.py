@@ -8,10 +8,11 @@ shorter nor longer. It is a probability of the whole span under the CRF, in
 [0, 1], and the probabilities of two different entities at one position sum
 to at most 1.
 """
-from typing import Callable, Tuple
+from typing import Callable, NamedTuple, Tuple
 
 import numpy
 
+from ..spans import EntityArrays
 from .viterbi import forbidden_score
 
 
@@ -54,80 +55,66 @@ def forward_backward(
 
 
 def span_probabilities(
-    emissions: numpy.ndarray,
-    lengths: numpy.ndarray,
-    transitions: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
-    n_labels: int,
+    emissions: numpy.ndarray, lengths: numpy.ndarray, transitions: numpy.ndarray, entities: EntityArrays, n_labels: int
 ) -> numpy.ndarray:
     """The probability of each entity's exact IOB tag path (see module docstring).
 
     emissions, lengths, transitions: as for `forward_backward`, tags ordered
         as in iob.py.
-    doc_ids, starts, ends, label_ids (numpy.ndarray): The entities (end exclusive).
+    entities (EntityArrays): The entities.
     n_labels (int): Number of entity labels.
     RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
     """
-    return _chain_span_probabilities(
-        _iob_log_path, emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels
-    )
+    return _chain_span_probabilities(_iob_log_path, emissions, lengths, transitions, entities, n_labels)
 
 
 def bioes_span_probabilities(
-    emissions: numpy.ndarray,
-    lengths: numpy.ndarray,
-    transitions: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
-    n_labels: int,
+    emissions: numpy.ndarray, lengths: numpy.ndarray, transitions: numpy.ndarray, entities: EntityArrays, n_labels: int
 ) -> numpy.ndarray:
     """The probability of each entity's exact BIOES tag path: U-X for one
     token; B-X, I-X up to end - 2 and L-X at end - 1 otherwise. Unlike IOB,
     the path fixes both boundaries itself, so nothing after it is constrained.
     Arguments and result as for `span_probabilities`, tags ordered as in bioes.py.
     """
-    return _chain_span_probabilities(
-        _bioes_log_path, emissions, lengths, transitions, doc_ids, starts, ends, label_ids, n_labels
-    )
+    return _chain_span_probabilities(_bioes_log_path, emissions, lengths, transitions, entities, n_labels)
+
+
+class _Chain(NamedTuple):
+    """A batch's float64 scores under the CRF and their forward-backward
+    results, as the scheme's `log_path` reads them."""
+
+    emissions: numpy.ndarray
+    lengths: numpy.ndarray
+    transitions: numpy.ndarray
+    log_alpha: numpy.ndarray
+    log_beta: numpy.ndarray
 
 
 def _chain_span_probabilities(
-    log_path: Callable[..., numpy.ndarray],
+    log_path: Callable[[_Chain, EntityArrays, int], numpy.ndarray],
     emissions: numpy.ndarray,
     lengths: numpy.ndarray,
     transitions: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
+    entities: EntityArrays,
     n_labels: int,
 ) -> numpy.ndarray:
     """What both schemes' span probabilities share: the arguments as arrays,
     forward-backward, and the normalisation of `log_path`, the log score
     (unnormalised) of each entity's exact tag path in the scheme.
     """
-    if numpy.size(doc_ids) == 0:
+    if len(entities) == 0:
         return numpy.zeros((0,), dtype="float32")
-    emissions, lengths, doc_ids, starts, ends, label_ids = _entity_arrays(
-        emissions, lengths, doc_ids, starts, ends, label_ids
-    )
+    emissions, lengths, entities = _as_arrays(emissions, lengths, entities)
     transitions = numpy.asarray(transitions, dtype="float64")
     log_alpha, log_beta, log_z = forward_backward(emissions, lengths, transitions)
-    log_path_scores = log_path(
-        emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
-    )
-    return _probabilities(log_path_scores - log_z[doc_ids])
+    chain = _Chain(emissions, lengths, transitions, log_alpha, log_beta)
+    return _probabilities(log_path(chain, entities, n_labels) - log_z[entities.doc_ids])
 
 
-def _iob_log_path(
-    emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
-) -> numpy.ndarray:
+def _iob_log_path(chain: _Chain, entities: EntityArrays, n_labels: int) -> numpy.ndarray:
     """The log score of B-X at start, I-X up to end - 1, then anything but I-X."""
+    emissions, lengths, transitions, log_alpha, log_beta = chain
+    doc_ids, starts, ends, label_ids = entities
     max_length, n_tags = emissions.shape[1:]
     begin, inside = label_ids, label_ids + n_labels
     widths = ends - starts
@@ -156,10 +143,10 @@ def _iob_log_path(
     return log_alpha[doc_ids, starts, begin] + inner + right
 
 
-def _bioes_log_path(
-    emissions, lengths, transitions, log_alpha, log_beta, doc_ids, starts, ends, label_ids, n_labels
-) -> numpy.ndarray:
+def _bioes_log_path(chain: _Chain, entities: EntityArrays, n_labels: int) -> numpy.ndarray:
     """The log score of U-X, or B-X, I-X ... and L-X, over [start, end)."""
+    emissions, _, transitions, log_alpha, log_beta = chain
+    doc_ids, starts, ends, label_ids = entities
     e = n_labels
     begin, inside, last, unit = label_ids, label_ids + e, label_ids + 2 * e, label_ids + 3 * e
     widths = ends - starts
@@ -200,10 +187,7 @@ def logsumexp(x: numpy.ndarray, axis: int) -> numpy.ndarray:
 def independent_span_probabilities(
     emissions: numpy.ndarray,
     lengths: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
+    entities: EntityArrays,
     n_labels: int,
     *,
     tag_scheme: str = "iob",
@@ -215,11 +199,10 @@ def independent_span_probabilities(
 
     RETURNS (numpy.ndarray): Float32 probabilities in [0, 1], one per entity.
     """
-    if numpy.size(doc_ids) == 0:
+    if len(entities) == 0:
         return numpy.zeros((0,), dtype="float32")
-    emissions, lengths, doc_ids, starts, ends, label_ids = _entity_arrays(
-        emissions, lengths, doc_ids, starts, ends, label_ids
-    )
+    emissions, lengths, entities = _as_arrays(emissions, lengths, entities)
+    doc_ids, starts, ends, label_ids = entities
     n_docs, max_length, n_tags = emissions.shape
     log_probs = emissions - logsumexp(emissions, axis=2)[:, :, None]
     e = n_labels
@@ -242,23 +225,15 @@ def independent_span_probabilities(
     return _probabilities(log_p)
 
 
-def _entity_arrays(
-    emissions: numpy.ndarray,
-    lengths: numpy.ndarray,
-    doc_ids: numpy.ndarray,
-    starts: numpy.ndarray,
-    ends: numpy.ndarray,
-    label_ids: numpy.ndarray,
-) -> Tuple[numpy.ndarray, ...]:
-    """The arguments of the span-probability functions as float64 emissions
-    and int64 lengths and entity arrays, in the order given."""
+def _as_arrays(
+    emissions: numpy.ndarray, lengths: numpy.ndarray, entities: EntityArrays
+) -> Tuple[numpy.ndarray, numpy.ndarray, EntityArrays]:
+    """The arguments of the span-probability functions as float64 emissions,
+    int64 lengths and int64 entity arrays."""
     return (
         numpy.asarray(emissions, dtype="float64"),
         numpy.asarray(lengths, dtype="int64"),
-        numpy.asarray(doc_ids, dtype="int64"),
-        numpy.asarray(starts, dtype="int64"),
-        numpy.asarray(ends, dtype="int64"),
-        numpy.asarray(label_ids, dtype="int64"),
+        EntityArrays.of(*entities),
     )
 
 

@@ -7,6 +7,7 @@ from typing import Tuple
 import numpy
 
 from ...errors import Errors
+from ..spans import EntityArrays
 from . import bioes, iob
 from .entity_fix import entity_fix
 
@@ -39,10 +40,8 @@ def spans_to_tags(scheme: str, length: int, starts, ends, label_ids, n_labels: i
     return module.spans_to_tags(length, starts, ends, label_ids, n_labels)
 
 
-def tags_to_spans(
-    scheme: str, tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int
-) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """The strict reading of padded tag sequences: doc_ids, starts, ends, label_ids."""
+def tags_to_spans(scheme: str, tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) -> EntityArrays:
+    """The strict reading of padded tag sequences: their entities."""
     check_tag_scheme(scheme)
     module = bioes if scheme == "bioes" else iob
     return module.tags_to_spans(tags, lengths, n_labels)

@@ -6,6 +6,8 @@ from typing import Tuple
 
 import numpy
 
+from ..spans import EntityArrays
+
 
 def int64_arrays(*arrays) -> Tuple[numpy.ndarray, ...]:
     """Each argument as an int64 array (a view where it already is one)."""
@@ -38,15 +40,12 @@ def linked_runs(opens: numpy.ndarray, in_entity: numpy.ndarray) -> Tuple[numpy.n
     return open_flat, run_sizes
 
 
-def runs_to_spans(
-    open_flat: numpy.ndarray, run_sizes: numpy.ndarray, types: numpy.ndarray
-) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+def runs_to_spans(open_flat: numpy.ndarray, run_sizes: numpy.ndarray, types: numpy.ndarray) -> EntityArrays:
     """The entities of the kept runs of `linked_runs`.
 
     types (numpy.ndarray): Int label id of every token (n_docs, max_length).
-    RETURNS (Tuple[numpy.ndarray, ...]): doc_ids, starts, ends (exclusive) and
-        label_ids, ordered by doc then start.
+    RETURNS (EntityArrays): The entities, ordered by doc then start.
     """
     max_length = types.shape[1]
     doc_ids, starts = numpy.divmod(open_flat, max_length) if max_length else (open_flat, open_flat)
-    return doc_ids, starts, starts + run_sizes, types.ravel()[open_flat]
+    return EntityArrays(doc_ids, starts, starts + run_sizes, types.ravel()[open_flat])

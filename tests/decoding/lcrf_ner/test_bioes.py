@@ -6,6 +6,7 @@ import itertools
 import numpy
 import pytest
 
+from spacy_globalner.decoding import EntityArrays
 from spacy_globalner.decoding.lcrf_ner.bioes import (
     bioes_forbidden,
     bioes_to_iob,
@@ -112,8 +113,7 @@ def test_span_probabilities_match_brute_force(seed):
     rng = numpy.random.default_rng(seed)
     emissions, transitions = random_case(rng, [4, 3], n_tags=N_TAGS, scale=1.0)
     spans = [(0, 0, 1, 0), (0, 0, 4, 1), (0, 1, 3, 0), (0, 3, 4, 1), (0, 0, 3, 1), (1, 0, 3, 0), (1, 2, 3, 1)]
-    doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
-    probs = bioes_span_probabilities(emissions, numpy.asarray([4, 3]), transitions, doc_ids, starts, ends, labels, 2)
+    probs = bioes_span_probabilities(emissions, numpy.asarray([4, 3]), transitions, EntityArrays.of(*zip(*spans)), 2)
     assert probs.dtype == numpy.float32
     for prob, (doc, start, end, label) in zip(probs, spans):
         length = [4, 3][doc]

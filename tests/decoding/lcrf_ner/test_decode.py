@@ -2,6 +2,7 @@
 import numpy
 import pytest
 
+from spacy_globalner.decoding import EntityArrays
 from spacy_globalner.decoding.lcrf_ner.decode import decode_lcrf_ner
 from spacy_globalner.decoding.lcrf_ner.iob import iob_forbidden, n_iob_tags, spans_to_tags, tags_to_spans
 from spacy_globalner.decoding.lcrf_ner.marginals import forward_backward, span_probabilities
@@ -138,10 +139,7 @@ def test_span_probabilities_match_brute_force(seed):
     rng = numpy.random.default_rng(seed)
     emissions, transitions = random_case(rng, [4, 3], n_tags=5, scale=1.0)
     spans = [(0, 0, 1, 0), (0, 0, 4, 1), (0, 1, 3, 0), (0, 3, 4, 1), (1, 0, 3, 0), (1, 2, 3, 1)]
-    doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
-    probs = span_probabilities(
-        emissions, numpy.asarray([4, 3]), transitions, doc_ids, starts, ends, labels, 2
-    )
+    probs = span_probabilities(emissions, numpy.asarray([4, 3]), transitions, EntityArrays.of(*zip(*spans)), 2)
     assert probs.dtype == numpy.float32
     assert ((probs >= 0) & (probs <= 1)).all()
     for prob, (doc, start, end, label) in zip(probs, spans):
@@ -223,8 +221,8 @@ def test_independent_probabilities_are_the_crf_ones_with_zero_transitions(tag_sc
     lengths = numpy.asarray([5, 3, 1])
     emissions, _ = random_case(rng, list(lengths), n_tags=n_tags, scale=2.0)
     spans = [(0, 0, 1, 0), (0, 0, 5, 1), (0, 1, 3, 0), (0, 4, 5, 1), (1, 0, 3, 0), (1, 1, 2, 1), (2, 0, 1, 1)]
-    doc_ids, starts, ends, labels = (numpy.asarray(column) for column in zip(*spans))
+    entities = EntityArrays.of(*zip(*spans))
     general = bioes_span_probabilities if tag_scheme == "bioes" else span_probabilities
-    expected = general(emissions, lengths, numpy.zeros((n_tags + 2, n_tags + 2)), doc_ids, starts, ends, labels, 2)
-    got = independent_span_probabilities(emissions, lengths, doc_ids, starts, ends, labels, 2, tag_scheme=tag_scheme)
+    expected = general(emissions, lengths, numpy.zeros((n_tags + 2, n_tags + 2)), entities, 2)
+    got = independent_span_probabilities(emissions, lengths, entities, 2, tag_scheme=tag_scheme)
     numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
