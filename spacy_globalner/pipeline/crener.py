@@ -21,7 +21,7 @@ from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe, check_spans_key_free
+from .span_pipe import DEFAULT_TOK2VEC_MODEL, GoldSummary, SpanPipe, check_spans_key_free
 
 DEFAULT_CRENER_MODEL = """
 [model]
@@ -32,17 +32,7 @@ DEFAULT_CRENER_MODEL = """
 # (docs/crener.md). The signature keeps "grid", so that a config which leaves
 # predictor_input out builds the same model in every release of CRENER.v1.
 predictor_input = "grid+tags"
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_MODEL
 DEFAULT_CRENER_MODEL_CONFIG = Config().from_str(DEFAULT_CRENER_MODEL)["model"]
 
 GridScores = Tuple[List[Floats3d], Ints2d]

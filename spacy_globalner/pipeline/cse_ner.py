@@ -27,24 +27,14 @@ from .flat_ner import (
     whitespace_tokens,
 )
 from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import check_spans_key_free
+from .span_pipe import DEFAULT_TOK2VEC_MODEL, check_spans_key_free
 
 DEFAULT_CSE_NER_MODEL = """
 [model]
 @architectures = "spacy-globalner.CSENER.v1"
 dropout = 0.1
 mixed_precision = false
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_MODEL
 DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
 
 

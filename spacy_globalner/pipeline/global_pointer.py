@@ -19,7 +19,7 @@ from ..ml.torch.global_pointer.loss import global_pointer_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import GoldSummary, SpanPipe, check_spans_key_free
+from .span_pipe import DEFAULT_TOK2VEC_MODEL, GoldSummary, SpanPipe, check_spans_key_free
 
 DEFAULT_GLOBAL_POINTER_MODEL = """
 [model]
@@ -28,17 +28,7 @@ head_width = 64
 rope = true
 efficient = false
 dropout = 0.1
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_MODEL
 DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_MODEL)["model"]
 # The score (a probability, as spancat's) a span must reach: 0.3775, the
 # logit -0.5, not 0.5, because the head under-calls (docs/global_pointer.md).

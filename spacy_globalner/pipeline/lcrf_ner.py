@@ -30,7 +30,7 @@ from .flat_ner import (  # noqa: F401 (EntityFixCounts, outermost_spans: importe
     whitespace_tokens,
 )
 from .scoring import FLAT_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import check_spans_key_free
+from .span_pipe import DEFAULT_TOK2VEC_MODEL, check_spans_key_free
 
 CRFScores = Tuple[Floats3d, Floats2d]
 
@@ -40,17 +40,7 @@ DEFAULT_LCRF_NER_MODEL = """
 tag_scheme = "iob"
 dropout = 0.1
 mixed_precision = false
-
-[model.tok2vec]
-@architectures = "spacy.HashEmbedCNN.v2"
-pretrained_vectors = null
-width = 96
-depth = 4
-embed_size = 2000
-window_size = 1
-maxout_pieces = 3
-subword_features = true
-"""
+""" + DEFAULT_TOK2VEC_MODEL
 DEFAULT_LCRF_NER_MODEL_CONFIG = Config().from_str(DEFAULT_LCRF_NER_MODEL)["model"]
 
 

@@ -50,6 +50,19 @@ from .listeners import missing_upstream
 from .schedule_budget import check_schedule_budget
 from .span_output import write_spans
 
+# The encoder of every component's default model, appended to its [model]
+# block: the CNN that spaCy's own components start from.
+DEFAULT_TOK2VEC_MODEL = """
+[model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2000
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
 N_INIT_EXAMPLES = 10
 # With at least this many gold spans, losing most of them to misalignment means
 # the tokenizer does not match the corpus: an error, not a warning.
