@@ -6,12 +6,13 @@ from typing import Callable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, Model, chain
+from thinc.api import Model
 from thinc.types import Floats2d, Floats3d
 
 from ...validation import check_dropout
 from ..layers.pytorch_wrapper import init_padded_head
 from ..torch.cse_ner.scorer import CSENERScorer
+from . import head_over_tok2vec
 
 InT = List[Floats2d]
 OutT = Floats3d
@@ -20,17 +21,11 @@ ARCHITECTURE = "spacy-globalner.CSENER.v1"
 
 @registry.architectures(ARCHITECTURE)
 def build_cse_ner(
-    tok2vec: Model[List[Doc], List[Floats2d]],
-    dropout: float = 0.1,
-    mixed_precision: bool = False,
+    tok2vec: Model[List[Doc], List[Floats2d]], dropout: float = 0.1, mixed_precision: bool = False
 ) -> Model[List[Doc], OutT]:
     """Build the CSE tagging head of Zöllner et al. (2021) over any tok2vec.
 
-    tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
-        HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
-        TransformerListener.
-    dropout (float): Dropout on the token vectors; spaCy's training dropout
-        overrides it during `nlp.update`.
+    tok2vec, dropout: As for spacy-globalner.GlobalPointer.v1.
     mixed_precision (bool): Run the head under torch autocast on GPU (the loss
         is computed in float32 regardless).
     RETURNS (Model[List[Doc], Floats3d]): Logits (n_docs, max_length,
@@ -39,10 +34,7 @@ def build_cse_ner(
     """
     check_dropout(dropout, ARCHITECTURE)
     head = cse_ner_head(mixed_precision=mixed_precision)
-    model = chain(tok2vec, Dropout(dropout), head)
-    model.set_ref("tok2vec", tok2vec)
-    model.set_ref("head", head)
-    return model
+    return head_over_tok2vec(tok2vec, dropout, head)
 
 
 def cse_ner_head(*, mixed_precision: bool = False) -> Model[InT, OutT]:

@@ -7,13 +7,14 @@ import numpy
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import ArgsKwargs, Dropout, Model, chain, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d
 
 from ...errors import Errors
 from ...validation import check_dropout, check_int
 from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
 from ..torch.global_pointer.scorer import GlobalPointerScorer
+from . import head_over_tok2vec
 
 ARCHITECTURE = "spacy-globalner.GlobalPointer.v1"
 
@@ -50,10 +51,7 @@ def build_global_pointer(
     head = global_pointer_head(
         head_width=head_width, rope=rope, efficient=efficient, mixed_precision=mixed_precision
     )
-    model = chain(tok2vec, Dropout(dropout), head)
-    model.set_ref("tok2vec", tok2vec)
-    model.set_ref("head", head)
-    return model
+    return head_over_tok2vec(tok2vec, dropout, head)
 
 
 # The head's Thinc layer --------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Callable, List, Optional, Tuple
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Dropout, Model, chain
+from thinc.api import Model
 from thinc.types import Floats2d, Floats3d
 
 from ...decoding.lcrf_ner.schemes import check_tag_scheme, forbidden_transitions
@@ -16,6 +16,7 @@ from ...errors import Errors
 from ...validation import check_dropout
 from ..layers.pytorch_wrapper import init_padded_head
 from ..torch.lcrf_ner.scorer import LCRFNERScorer
+from . import head_over_tok2vec
 
 InT = List[Floats2d]
 OutT = Tuple[Floats3d, Floats2d]
@@ -32,11 +33,7 @@ def build_lcrf_ner(
 ) -> Model[List[Doc], OutT]:
     """Build the flat-NER CRF head of Zöllner et al. (2021) over any tok2vec.
 
-    tok2vec (Model[List[Doc], List[Floats2d]]): Token vectors: an inline
-        HashEmbedCNN, a spacy.Tok2VecListener.v1 or a spacy-transformers
-        TransformerListener.
-    dropout (float): Dropout on the token vectors; spaCy's training dropout
-        overrides it during `nlp.update`.
+    tok2vec, dropout: As for spacy-globalner.GlobalPointer.v1.
     mixed_precision (bool): Run the head under torch autocast on GPU (the CRF
         loss is computed in float32 regardless).
     transitions (str): "penalised": a CRF whose forbidden
@@ -56,10 +53,7 @@ def build_lcrf_ner(
         tag_scheme=check_tag_scheme(tag_scheme),
         mixed_precision=mixed_precision,
     )
-    model = chain(tok2vec, Dropout(dropout), head)
-    model.set_ref("tok2vec", tok2vec)
-    model.set_ref("head", head)
-    return model
+    return head_over_tok2vec(tok2vec, dropout, head)
 
 
 # The head's Thinc layer --------------------------------------------------
