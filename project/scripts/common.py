@@ -20,8 +20,8 @@ THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 class Head(NamedTuple):
     """A benchmarked head: its component in the package's configs/SOURCE.cfg,
     with `model_overrides` (its model) and `settings` (the component's own
-    settings) on top; source None: a block in configs/benchmark/heads/NAME.cfg
-    (spaCy's own ner and spancat)."""
+    settings) on top; source None: spaCy's own ner or spancat, as `spacy
+    init config` writes it."""
 
     component: str
     source: Optional[str] = None

@@ -18,8 +18,8 @@ training entity. Only what the corpus needs changes besides: the language
 nothing the model computes.
 
 Every run trains on train.spacy, evaluates once, at its last update, on the
-tuning half of dev (tune.spacy: so no early stop cuts one side's budget), and
-is scored on the reporting half (report.spacy) twice: at the config's
+tuning half of dev (tune.spacy), with patience off, so no early stop cuts one
+side's budget, and is scored on the reporting half (report.spacy) twice: at the config's
 settings, and with its threshold chosen on the tuning half, for each score
 the run is judged on (all spans, doc.ents), by the tool the head ships with
 (`spacy find-threshold` for spancat's and global_pointer's threshold,
@@ -305,10 +305,11 @@ def run_id(corpus: str, name: str, steps: int, stats: Dict) -> Path:
     return Path(corpus) / package_config / head / budget_name(steps, stats)
 
 
-def trained_already(output: Path, composed_text: str) -> bool:
-    """Whether OUTPUT holds model-last trained from exactly this composed config."""
-    composed = output / "config.cfg"
-    return (output / "model-last").exists() and composed.exists() and composed.read_text() == composed_text
+def trained_already(output: Path, composed_text: str, command: List[str]) -> bool:
+    """Whether OUTPUT holds model-last trained by exactly this command and composed config."""
+    composed, ran = output / "config.cfg", output / "train_command.txt"
+    return ((output / "model-last").exists() and composed.exists() and composed.read_text() == composed_text
+            and ran.exists() and ran.read_text() == shlex.join(command))
 
 
 def run_seed(
@@ -335,21 +336,23 @@ def run_seed(
         "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
         "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "tune.spacy"),
         "--system.seed", str(seed), "--gpu-id", str(gpu_id),
-        *budget_overrides(config_path, steps), "--training.eval_frequency", str(steps),
+        *budget_overrides(config_path, steps), "--training.eval_frequency", str(steps), "--training.patience", "0",
     ]
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
     previous = read_json(runs_dir / run / f"seed{seed}.json")
-    if trained_already(output, composed_text) and previous.get("train"):
+    if trained_already(output, composed_text, command) and previous.get("train"):
         print(f"{output}: trained from the same config already; scoring it again")
         wall, peak_rss_mb = previous["train"]["wall_seconds"], previous["train"]["peak_rss_mb"]
         started = datetime.datetime.fromisoformat(previous["started"])
     else:
         train_stats_path.unlink(missing_ok=True)
         (output / "config.cfg").write_text(composed_text)
+        (output / "train_command.txt").unlink(missing_ok=True)
         start = time.perf_counter()
         peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
         wall = time.perf_counter() - start
+        (output / "train_command.txt").write_text(shlex.join(command))
     trained = read_json(train_stats_path)
     record = {
         "corpus": corpus,

@@ -221,7 +221,7 @@ def pipeline_speed(
     # fmt: off
     corpus: str = Arg(..., help="The corpus' name, as compare.py wrote it"),
     dev_path: Path = Arg(..., help="A .spacy corpus whose sentences are the input", metavar="DEV_SPACY"),
-    configs: List[str] = Arg(..., help="Configs as compare.py names them (global_pointer_trf, ner@global_pointer_trf)"),
+    configs: List[str] = Arg(..., help="Runs as ENCODER/HEAD/BUDGET (global_pointer/spancat/steps4000)"),
     training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="compare.py's training folder"),
     seed: int = Opt(0, "--seed", help="Whose model-last to time"),
     docs: int = Opt(500, "--docs", help="Dev sentences predicted per run"),
@@ -267,7 +267,7 @@ def train_memory(
     # fmt: off
     corpus: str = Arg(..., help="The corpus' name, as compare.py wrote it"),
     corpus_dir: Path = Arg(..., help="compare's corpus folder: train.spacy and dev.spacy"),
-    configs: List[str] = Arg(..., help="Configs as compare.py names them (global_pointer_trf, ner@global_pointer_trf)"),
+    configs: List[str] = Arg(..., help="Runs as ENCODER/HEAD/BUDGET (global_pointer/spancat/steps4000)"),
     training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="compare.py's training folder"),
     seed: int = Opt(0, "--seed", help="The seed of every training (the batches' order)"),
     updates: int = Opt(40, "--updates", help="Updates per pipeline"),

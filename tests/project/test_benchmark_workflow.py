@@ -56,6 +56,17 @@ def test_every_head_has_a_config_and_a_budgeted_corpus():
         parse_heads("nerr")
 
 
+def test_spacy_heads_are_the_blocks_spacy_init_config_writes():
+    """spaCy's ner and spancat come from `spacy init config`, so on a transformer
+    ner's upper layer is off as spaCy's -G template sets it, and on the CPU on."""
+    assert bench_configs.head_block("ner")["components"]["ner"]["model"]["use_upper"] is True
+    on_transformer = bench_configs.head_block("ner", transformer=True)["components"]["ner"]["model"]
+    assert on_transformer["use_upper"] is False and "tok2vec" not in on_transformer
+    spancat = bench_configs.head_block("spancat")
+    assert spancat["components"]["spancat"]["threshold"] == 0.5
+    assert spancat["training"]["score_weights"]["spans_sc_f"] == 1.0
+
+
 def test_heads_share_an_identical_encoder_block(composed):
     blocks = {head: encoder_block(config) for head, config in composed.items()}
     first = blocks[list(HEADS)[0]]
@@ -322,22 +333,3 @@ def test_threshold_sweep_scores_each_threshold_on_both_halves(tmp_path):
     assert set(rows) == {f"{t}/{part}" for t in (0.12, 0.5, 1.0) for part in ("devA", "devB", "dev")}
     assert rows["1.0/dev"]["spans_sc_r"] == 0.0 and rows["1.0/devA"]["ents_f"] == 0.0
     assert rows["0.12/dev"]["spans_sc_r"] >= rows["0.5/dev"]["spans_sc_r"] > 0.0
-
-
-def test_arms_collect_feeds_the_table(tmp_path):
-    """`arms.py collect` gathers each arm's per-seed scores.json into one JSON
-    (other corpora kept), and the table reads means and ranges from it."""
-    import arms
-
-    for seed, f in ((0, 0.4), (1, 0.5)):
-        path = tmp_path / "runs" / "wnut17" / "crf" / f"s{seed}" / "scores.json"
-        path.parent.mkdir(parents=True)
-        scores = {"ents_f": f, "ents_p": 0.6, "ents_r": 0.3, "repaired": 10, "sequences": 100}
-        path.write_text(json.dumps({"none": scores, "paper": scores}))
-    output = tmp_path / "arms_results.json"
-    output.write_text(json.dumps({"germeval2014": {"ner": {}}}))
-    arms.collect(tmp_path / "runs", "wnut17", output)
-    results = json.loads(output.read_text())
-    assert set(results) == {"germeval2014", "wnut17"} and set(results["wnut17"]["crf"]) == {"s0", "s1"}
-    lines = arms.table_lines(results, ["wnut17"])
-    assert "| IOB CRF | 2 | 45.0 [40.0-50.0] | 60.0 | 30.0 | 10.0% |" in lines

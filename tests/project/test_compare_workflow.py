@@ -46,74 +46,95 @@ def run_project(project, workflow, *args):
     return done.stdout
 
 
+RUN = "steps3-train40-dev30"
+
+
 @pytest.mark.slow
 def test_compare_writes_one_json_per_seed(project):
     run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "global_pointer",
                 "--vars.seeds", "0,1", *SMALL)
     run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat", "--vars.seeds", "2",
                 *SMALL)
-    runs = project / "benchmarks" / "runs" / "genia"
-    assert sorted(path.name for path in (runs / "global_pointer").iterdir()) == ["seed0.json", "seed1.json"]
-    assert sorted(path.name for path in (runs / "spancat").iterdir()) == ["seed2.json"]
+    runs = project / "benchmarks" / "runs" / "genia" / "global_pointer"
+    training = project / "training" / "compare" / "genia" / "global_pointer"
+    assert sorted(path.name for path in (runs / "global_pointer" / RUN).iterdir()) == ["seed0.json", "seed1.json"]
+    assert sorted(path.name for path in (runs / "spancat" / RUN).iterdir()) == ["seed2.json"]
     config_hash = hashlib.sha256((REPO_ROOT / "configs" / "global_pointer.cfg").read_bytes()).hexdigest()
     for seed in (0, 1):
-        run = json.loads((runs / "global_pointer" / f"seed{seed}.json").read_text())
+        run = json.loads((runs / "global_pointer" / RUN / f"seed{seed}.json").read_text())
         assert run["seed"] == seed and run["corpus"] == "genia" and run["config"] == "global_pointer"
         assert run["settings"] == {}
         assert run["config_sha256"] == config_hash and len(run["code"]["commit"]) == 40
         assert set(run["versions"]) >= {"spacy", "thinc", "torch"} and run["machine"]["cpu_count"] >= 1
-        assert run["budget"]["max_steps"] == 3 and run["data"] == {
-            "lang": "en", "nested": True, "train_sentences": 40, "dev_sentences": 30,
+        assert run["budget"] == {"max_steps": 3, "updates": 3, "eval_frequency": 3}
+        assert run["data"] == {
+            "lang": "en", "nested": True, "train_sentences": 40, "dev_sentences": 30, "tune_sentences": 15,
+            "report_sentences": 15, "scored_on": "report.spacy (odd-numbered dev docs)",
             "train_limit": 40, "dev_limit": 30}
-        assert set(run["scores"]) == {"spans", "ents", "outer"}
-        for view in run["scores"].values():
-            assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
+        # scored on the reporting half at the config's threshold and at one chosen on the tuning half
+        # for each score the run is judged on
+        assert set(run["scores"]) == set(run["scores_at_default"]) == {"spans", "ents", "outer"}
+        for scores in (run["scores"], run["scores_at_default"]):
+            for view in scores.values():
+                assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
+        assert set(run["tuning"]) == {"spans_sc_f", "ents_f"}
+        assert all(0.0 <= tuning["threshold"] <= 1.0 for tuning in run["tuning"].values())
         assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
         assert 100 < run["train"]["peak_rss_mb"] < 100_000
         assert run["command"] == ("spacy project run compare project/ --vars.corpus genia --vars.config "
                                   f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
                                   "--vars.compare_train_limit 40 --vars.compare_dev_limit 30")
         assert f"--system.seed {seed}" in run["train_command"]
-        assert (project / "training" / "compare" / "genia" / "global_pointer" / f"seed{seed}" / "model-last").exists()
+        assert "--training.patience 0" in run["train_command"] and "tune.spacy" in run["train_command"]
+        assert (training / "global_pointer" / RUN / f"seed{seed}" / "model-last").exists()
     # spaCy's spancat trained on global_pointer's encoder, optimizer, batcher and budget
-    baseline = json.loads((runs / "spancat" / "seed2.json").read_text())
+    baseline = json.loads((runs / "spancat" / RUN / "seed2.json").read_text())
     assert baseline["head"] == "spancat" and baseline["encoder_of"] == "global_pointer"
-    assert baseline["config_sha256"] == config_hash
-    trained = {name: Config().from_disk(project / "training" / "compare" / "genia" / name / seed / "config.cfg",
-                                        interpolate=False)
+    assert baseline["config_sha256"] == config_hash and set(baseline["tuning"]) == {"spans_sc_f"}
+    trained = {name: Config().from_disk(training / name / RUN / seed / "config.cfg", interpolate=False)
                for name, seed in (("global_pointer", "seed0"), ("spancat", "seed2"))}
     for section in ("optimizer", "batcher"):
         assert trained["spancat"]["training"][section] == trained["global_pointer"]["training"][section]
     assert trained["spancat"]["components"]["tok2vec"] == trained["global_pointer"]["components"]["tok2vec"]
     assert trained["spancat"]["nlp"]["pipeline"] == ["tok2vec", "spancat"]
     assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
+    # the same run again is scored again, not trained again
+    before = (runs / "spancat" / RUN / "seed2.json").read_text()
+    out = run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat",
+                      "--vars.seeds", "2", *SMALL)
+    assert "scoring it again" in out
+    assert json.loads(before)["started"] == json.loads((runs / "spancat" / RUN / "seed2.json").read_text())["started"]
     # the trained pipelines' predict speed side by side, and peak memory of training on the same batches
-    run_project(project, "compare-speed", "--vars.corpus", "genia", "--vars.speed_configs", "global_pointer")
+    run_project(project, "compare-speed", "--vars.corpus", "genia", "--vars.speed_configs",
+                f"global_pointer/global_pointer/{RUN}", *SMALL)
     speed = json.loads((project / "benchmarks" / "speed" / "genia.json").read_text())
-    figures = speed["pipelines"]["global_pointer"]
+    figures = speed["pipelines"][f"global_pointer/global_pointer/{RUN}"]
     assert figures["encoder_words_per_second"] > figures["words_per_second"] > 0
     assert 0 < figures["encoder_share"] < 1 and "pipeline-speed genia" in speed["command"]
     memory = subprocess.run(
-        [sys.executable, "scripts/measure.py", "train-memory", "genia", "corpus/full/genia", "global_pointer",
-         "spancat", "--updates", "2"], capture_output=True, text=True, timeout=600, cwd=project)
+        [sys.executable, "scripts/measure.py", "train-memory", "genia", "corpus/compare/genia-train40-dev30",
+         f"global_pointer/global_pointer/{RUN}", f"global_pointer/spancat/{RUN}", "--updates", "2"],
+        capture_output=True, text=True, timeout=600, cwd=project)
     assert memory.returncode == 0, memory.stderr[-3000:]
     assert [line.split(":")[0] for line in memory.stdout.splitlines() if "peak RSS" in line] == [
-        "global_pointer", "spancat"]
-    # `tables` writes the marked blocks of BENCHMARKS.md and of the README from these files
+        f"global_pointer/global_pointer/{RUN}", f"global_pointer/spancat/{RUN}"]
+    # `tables` writes BENCHMARKS.md's block and the README's comparison from these files
     readme = project.parent / "README.md"
     readme.write_text("# Title\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nafter\n")
     run_project(project, "tables")
     page = (project / "BENCHMARKS.md").read_text()
-    f = [100 * json.loads((runs / "global_pointer" / f"seed{seed}.json").read_text())["scores"]["spans"]["f"]
+    f = [100 * json.loads((runs / "global_pointer" / RUN / f"seed{seed}.json").read_text())["scores"]["spans"]["f"]
          for seed in (0, 1)]
-    row = f"| `global_pointer` | 2 | {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}) |"
-    assert row in page
+    spancat_f = 100 * baseline["scores"]["spans"]["f"]
+    mean_f = f"{sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f})"
+    assert f"| `global_pointer` | 3 | `global_pointer` | 2 | all spans | {mean_f} |" in page
     assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
-    assert "| `spancat` | 1 |" in page and "spaCy's `spancat` on the encoder" in page
+    assert "| `global_pointer` | 3 | spaCy `spancat` | 1 | all spans |" in page
     text = readme.read_text()
-    assert text.startswith("# Title\n\n<!-- results:start -->\nDev F in %") and text.endswith("\nafter\n")
+    assert text.startswith("# Title\n\n<!-- results:start -->\nEach package head") and text.endswith("\nafter\n")
     assert "\nold\n" not in text
-    assert f"| GENIA | all spans | {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}), 2 seeds |" in text
+    assert (f"| GENIA | all spans | `global_pointer.cfg` | 3 | `global_pointer` | {sum(f) / 2:.1f} "
+            f"({min(f):.1f}-{max(f):.1f}) | spaCy `spancat` | {spancat_f:.1f} |") in text
 
 
 def test_config_names_and_the_corpus_language():
@@ -157,34 +178,6 @@ def test_a_variant_changes_the_head_settings_it_names(tmp_path):
             compare.run_seed("genia", name, 0, tmp_path, REPO_ROOT / "configs", tmp_path, tmp_path, 1, 1, -1)
 
 
-def test_tables_mark_imported_runs_and_prefer_compare_ones(tmp_path):
-    """An imported run (F, P, R in % in the old file) becomes fractions; a run of
-    `compare` for the same corpus and config is its own row, and the README's
-    table takes it over the imported one."""
-    import import_runs
-    import tables
-
-    spec = next(spec for spec in import_runs.RUNS if spec.key == "full_spancat_genia")
-    imported = import_runs.imported_run(spec, 0, {"spans": [73.65, 76.96, 70.61]}, "8faca2c")
-    assert imported["scores"]["spans"] == {"p": 0.7696, "r": 0.7061, "f": 0.7365}
-    assert imported["source"] == "imported" and "full_spancat_genia" in imported["imported"]["from"]
-    ran = {**imported, "source": "compare", "seed": 1, "config_sha256": "ab" * 32, "head": "spancat",
-           "encoder_of": "global_pointer", "config_file": "configs/global_pointer.cfg",
-           "code": {"commit": "c" * 40, "uncommitted_changes": False},
-           "machine": {"cpu": "cpu", "cpu_count": 2}, "train": {"words_per_second": 1000.0},
-           "scores": {"spans": {"p": 0.8, "r": 0.7, "f": 0.75}}}
-    for run in (imported, ran):
-        path = tmp_path / "genia" / "spancat" / f"seed{run['seed']}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(run))
-    groups = tables.read_runs(tmp_path)
-    assert [group.imported for group in groups["genia"]["spancat"]] == [False, True]
-    page = "\n".join(tables.compare_tables(groups))
-    assert "| `spancat` | 1 | 75.0 | 80.0 | 70.0 |" in page and "| `spancat`ⁱ | 1 | 73.7 |" in page
-    glance = "\n".join(tables.glance_table(groups))
-    assert "| GENIA | all spans | - | - | - | 75.0, 1 seed |" in glance and "ⁱ" not in glance
-
-
 @pytest.mark.parametrize("name", ["global_pointer_trf", "ner@global_pointer_trf"])
 def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
     """A _trf config's placeholder model (bert-base-cased, which would be
@@ -197,42 +190,86 @@ def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
     assert config["components"]["transformer"]["model"]["name"] == "${paths.transformer}"
 
 
-def test_transformer_table_has_a_row_per_pipeline_on_a_trf_encoder(tmp_path):
-    """The README's transformer table: the runs on a _trf config's encoder (spaCy's
-    heads and the variants too), each on its corpus' score, with the predict
-    speed measured for it; runs on the CPU configs stay out of it."""
+def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
+    """A run JSON as compare.py writes it, with F (a fraction) on every view."""
+    return {"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
+            "seed": seed, "head": head, "encoder_of": encoder, "config_file": f"configs/{encoder}.cfg",
+            "config_sha256": "ab" * 32, "code": {"commit": "c" * 40, "uncommitted_changes": False},
+            "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
+            "budget": {"max_steps": steps}, "data": {"nested": nested, "train_sentences": 100},
+            "train": {"words_per_second": 1000.0, "wall_seconds": 60.0, "peak_rss_mb": 900},
+            "scores": {view: {"p": f, "r": f, "f": f} for view in ("spans", "ents")},
+            "scores_at_default": {view: {"p": f, "r": f, "f": f - 0.01} for view in ("spans", "ents")},
+            "tuning": None, "command": f"spacy project run compare project/ --vars.config {head} --vars.seeds {seed}"}
+
+
+def write_runs(root, runs):
+    for run in runs:
+        path = (root / run["corpus"] / run["encoder_of"] / run["head"] / f"steps{run['budget']['max_steps']}"
+                / f"seed{run['seed']}.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(run))
+
+
+def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_care(tmp_path):
+    """A package head is set beside spaCy's spancat (all spans, nested corpora)
+    and ner (doc.ents) trained on its own encoder at its own budget, never a
+    run of another encoder or budget; a gap is claimed only at 1 F or more on
+    3 seeds each."""
     import tables
 
-    def run(config, seed, f, nested, head):
-        return {"corpus": "genia" if nested else "wnut17", "config": config, "seed": seed, "source": "compare",
-                "config_sha256": "ab" * 32, "head": head, "encoder_of": config.split(",")[0].split("@")[-1],
-                "config_file": "configs/x.cfg", "code": {"commit": "c" * 40, "uncommitted_changes": False},
-                "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
-                "budget": {"max_steps": 600},
-                "data": {"nested": nested, "train_sentences": 3000 if nested else 3394, "train_limit": 3000 * nested},
-                "train": {"words_per_second": 370.0, "peak_rss_mb": 4100},
-                "scores": {"spans": {"p": f, "r": f, "f": f}, "ents": {"p": f / 2, "r": f / 2, "f": f / 2}},
-                "command": f"spacy project run compare project/ --vars.config {config} --vars.seeds {seed}"}
-
-    runs = [run("global_pointer_trf", 0, 0.6, True, "global_pointer_trf"),
-            run("global_pointer_trf", 1, 0.7, True, "global_pointer_trf"),
-            run("spancat@global_pointer_trf", 0, 0.5, True, "spancat"),
-            run("lcrf_ner_trf,transitions=crf", 0, 0.4, False, "lcrf_ner_trf"),
-            run("global_pointer", 0, 0.9, True, "global_pointer")]
-    for item in runs:
-        path = tmp_path / "runs" / item["corpus"] / item["config"] / f"seed{item['seed']}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(item))
-    (tmp_path / "speed").mkdir()
-    (tmp_path / "speed" / "genia.json").write_text(json.dumps({
-        "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia x",
-        "pipelines": {"global_pointer_trf": {"words_per_second": 1234.0, "encoder_share": 0.9}}}))
-    lines = tables.transformer_table(tables.read_runs(tmp_path / "runs"), tables.read_speed(tmp_path / "speed"))
+    write_runs(tmp_path, [
+        *(fake_run("genia", "global_pointer", "global_pointer", seed, f) for seed, f in enumerate((0.75, 0.76, 0.77))),
+        *(fake_run("genia", "global_pointer", "spancat", seed, f) for seed, f in enumerate((0.72, 0.73, 0.74))),
+        fake_run("genia", "global_pointer", "ner", 0, 0.70),
+        fake_run("genia", "crener", "spancat", 0, 0.99),  # another encoder: not global_pointer's baseline
+        fake_run("genia", "global_pointer", "spancat", 0, 0.99, steps=400),  # another budget
+        fake_run("wnut17", "global_pointer", "global_pointer", 0, 0.30, nested=False),
+        fake_run("wnut17", "global_pointer", "ner", 0, 0.35, nested=False),
+        fake_run("wnut17", "global_pointer", "spancat", 0, 0.35, nested=False),  # spancat: nested corpora only
+        fake_run("germeval2014", "lcrf_ner", "lcrf_ner", 0, 0.600, nested=True),
+        fake_run("germeval2014", "lcrf_ner", "ner", 0, 0.595, nested=True),
+    ])
+    lines = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md")
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
     assert rows == [
-        "| GENIA | `global_pointer` | 2 | all spans | 65.0 (60.0-70.0) | 65.0 | 65.0 | 370 | 4,100 | 1,234 (90%) |",
-        "| GENIA | spaCy `spancat` | 1 | all spans | 50.0 | 50.0 | 50.0 | 370 | 4,100 | - |",
-        "| WNUT-17 | `lcrf_ner`, `transitions=crf` | 1 | `doc.ents` | 20.0 | 20.0 | 20.0 | 370 | 4,100 | - |"]
-    text = "\n".join(lines)
-    assert "600 updates" in text and "pipeline-speed genia x" in text
-    assert "Train sentences: GENIA 3,000, WNUT-17 3,394 (all), all of dev." in text
+        "| GENIA | all spans | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
+        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.0 | `global_pointer` ahead (seeds 3 / 3) |",
+        "| GENIA | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
+        "| spaCy `ner` | 70.0 | +6.0 | `global_pointer` ahead on 1 seed: not yet a claim (seeds 3 / 1) |",
+        "| GermEval 2014 | `doc.ents` | `lcrf_ner.cfg` | 4,000 | `lcrf_ner` | 60.0 "
+        "| spaCy `ner` | 59.5 | +0.5 | level: within what seeds move (seeds 1 / 1) |",
+        "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 30.0 "
+        "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) |"]
+    assert tables.fair_table(tables.read_runs(tmp_path), transformer=True, link="B.md")[0].startswith("No pair")
+
+
+def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
+    import tables
+
+    write_runs(tmp_path, [
+        *(fake_run("genia", "crener", "crener", seed, f) for seed, f in enumerate((0.70, 0.74, 0.75))),
+        *(fake_run("genia", "crener", "spancat", seed, f) for seed, f in enumerate((0.71, 0.72, 0.72))),
+    ])
+    groups = tables.read_runs(tmp_path)
+    (row,) = [line for line in tables.fair_table(groups, False, "B.md") if line.startswith("| GENIA")]
+    assert "`crener.cfg` (crener adds a BiLSTM of its own in the head)" in row
+    assert "| +1.3 | `crener` ahead (the seeds' ranges overlap) (seeds 3 / 3) |" in row
+    page = "\n".join(tables.compare_tables(groups))
+    assert "| `crener` | 4,000 | `crener` | 3 | all spans | 73.0 (70.0-75.0) | 73.0 | 73.0 | 72.0 (69.0-74.0) |" in page
+    assert "`runs/genia/crener/spancat/steps4000/seed{0,1,2}.json`" in page
+
+
+def test_the_dev_halves_alternate_and_cover_dev(tmp_path):
+    """tune.spacy takes the even-numbered dev docs, report.spacy the odd ones."""
+    import corpus
+    from spacy.tokens import Doc, DocBin
+    from spacy.vocab import Vocab
+
+    vocab = Vocab()
+    docs = [Doc(vocab, words=[f"w{i}", "x"]) for i in range(7)]
+    DocBin(docs=docs).to_disk(tmp_path / "dev.spacy")
+    corpus.split_dev(tmp_path / "dev.spacy", tmp_path, "en")
+    halves = {name: [doc[0].text for doc in DocBin().from_disk(tmp_path / f"{name}.spacy").get_docs(vocab)]
+              for name in ("tune", "report")}
+    assert halves == {"tune": ["w0", "w2", "w4", "w6"], "report": ["w1", "w3", "w5"]}
