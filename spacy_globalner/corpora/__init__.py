@@ -5,6 +5,14 @@ doc.spans[spans_key] and the outermost non-overlapping layer in doc.ents;
 `convert` writes them to a DocBin. Command line:
 
     python -m spacy globalner convert INPUT OUTPUT --format genia
+
+The Chinese readers (bmes, char_conll, cluener) make one token per character,
+with no spaces between them, so doc.text is the original string.
+`spacy.Corpus` re-tokenizes doc.text with the pipeline's tokenizer, so a
+training config for these docs needs
+`[nlp.tokenizer] @tokenizers = "spacy.zh.ChineseTokenizer"` with
+`segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
+predicted tokens misalign without any error.
 """
 from .bmes import read_bmes
 from .char_conll import read_char_conll

@@ -6,12 +6,8 @@
 BIO and BIOES tags read too (I- as M-). A span not closed by E- is closed at
 its last tagged character and counted.
 
-Tokens are the characters, with no spaces between them, so doc.text is the
-original string. `spacy.Corpus` re-tokenizes doc.text with the pipeline's
-tokenizer, so a training config for these docs needs
-`[nlp.tokenizer] @tokenizers = "spacy.zh.ChineseTokenizer"` with
-`segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
-predicted tokens misalign without any error.
+Tokens are the characters (see the package docstring for the tokenizer
+that a training config for them needs).
 """
 import re
 from pathlib import Path
@@ -31,15 +27,12 @@ HINT = ("Fix or remove this line; sentences are separated by blank lines, and "
         "every other line needs a character and a tag.")
 
 
-def read_bmes(
-    path: PathLike, vocab: Vocab, *, spans_key: str = "sc", limit: Optional[int] = None
-) -> Iterator[Doc]:
+def read_bmes(path: PathLike, vocab: Vocab, *, spans_key: str = "sc", limit: Optional[int] = None) -> Iterator[Doc]:
     """Read a BMES character-tagged file into Docs of one token per character.
 
     path (Union[str, Path]): The file, e.g. resume/train.char.bmes.
-    vocab (Vocab): The vocab of the Docs (a Chinese one: spacy.blank("zh").vocab).
-    spans_key (str): The key in doc.spans for all entities.
-    limit (Optional[int]): Read at most this many sentences.
+    vocab, spans_key, limit: As for `read_docs`; a Chinese vocab
+        (spacy.blank("zh").vocab); limit counts sentences.
     RETURNS (Iterator[Doc]): One Doc per sentence.
     """
     return read_docs(parse_bmes, path, vocab, spans_key=spans_key, limit=limit)

@@ -4,12 +4,8 @@
     <blank line>               in its word (0, 1, ... as in '中0', 'e12')
 
 The trailing digits are stripped; the tag columns split on a tab or spaces.
-Tokens are the characters, with no spaces between them, so doc.text is the
-original string. `spacy.Corpus` re-tokenizes doc.text with the pipeline's
-tokenizer, so a training config for these docs needs
-`[nlp.tokenizer] @tokenizers = "spacy.zh.ChineseTokenizer"` with
-`segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
-predicted tokens misalign without any error.
+Tokens are the characters (see the package docstring for the tokenizer
+that a training config for them needs).
 """
 import re
 from pathlib import Path
@@ -38,9 +34,8 @@ def read_char_conll(
     """Read a Weibo-style character file into Docs of one token per character.
 
     path (Union[str, Path]): The file, e.g. weibo/weiboNER_2nd_conll.train.
-    vocab (Vocab): The vocab of the Docs (a Chinese one: spacy.blank("zh").vocab).
-    spans_key (str): The key in doc.spans for all entities.
-    limit (Optional[int]): Read at most this many sentences.
+    vocab, spans_key, limit: As for `read_docs`; a Chinese vocab
+        (spacy.blank("zh").vocab); limit counts sentences.
     RETURNS (Iterator[Doc]): One Doc per sentence.
     """
     return read_docs(parse_char_conll, path, vocab, spans_key=spans_key, limit=limit)

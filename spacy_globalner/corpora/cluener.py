@@ -8,12 +8,8 @@ the text, or whose surface string differs from the text at its offsets, is
 skipped and counted. The test split has no "label" key and reads as docs
 without entities.
 
-Tokens are the characters, with no spaces between them, so doc.text is the
-original string. `spacy.Corpus` re-tokenizes doc.text with the pipeline's
-tokenizer, so a training config for these docs needs
-`[nlp.tokenizer] @tokenizers = "spacy.zh.ChineseTokenizer"` with
-`segmenter = "char"` (and `lang = "zh"`); with a rule tokenizer, gold and
-predicted tokens misalign without any error.
+Tokens are the characters (see the package docstring for the tokenizer
+that a training config for them needs).
 """
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
@@ -29,15 +25,12 @@ EXPECTED = ('an object {"text": str, "label": {type: {surface: [[start, '
 REPAIR_SURFACE = "entity whose surface string differs from the text at its offsets (skipped)"
 
 
-def read_cluener(
-    path: PathLike, vocab: Vocab, *, spans_key: str = "sc", limit: Optional[int] = None
-) -> Iterator[Doc]:
+def read_cluener(path: PathLike, vocab: Vocab, *, spans_key: str = "sc", limit: Optional[int] = None) -> Iterator[Doc]:
     """Read a CLUENER JSON lines file into Docs of one token per character.
 
     path (Union[str, Path]): The file, e.g. cluener/train.json.
-    vocab (Vocab): The vocab of the Docs (a Chinese one: spacy.blank("zh").vocab).
-    spans_key (str): The key in doc.spans for all entities.
-    limit (Optional[int]): Read at most this many lines.
+    vocab, spans_key, limit: As for `read_docs`; a Chinese vocab
+        (spacy.blank("zh").vocab); limit counts lines.
     RETURNS (Iterator[Doc]): One Doc per line.
     """
     return read_docs(parse_cluener, path, vocab, spans_key=spans_key, limit=limit)

@@ -29,9 +29,7 @@ def read_conll_bio(
     """Read a CoNLL BIO file into Docs with entities in doc.spans and doc.ents.
 
     path (Union[str, Path]): The file, e.g. wnut17train.conll.
-    vocab (Vocab): The vocab of the Docs.
-    spans_key (str): The key in doc.spans for all entities.
-    limit (Optional[int]): Read at most this many sentences.
+    vocab, spans_key, limit: As for `read_docs`; limit counts sentences.
     RETURNS (Iterator[Doc]): One Doc per sentence; tokens joined by spaces.
     """
     return read_docs(parse_conll_bio, path, vocab, spans_key=spans_key, limit=limit)
