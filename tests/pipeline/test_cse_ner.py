@@ -9,6 +9,7 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CSENER
+from tests.helpers import head_module
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
@@ -126,7 +127,7 @@ def test_head_lr_scale_reaches_the_head():
         pipe = nlp.add_pipe("cse_ner", config={"head_lr_scale": scale})
         examples = make_examples(nlp)
         nlp.initialize(lambda: examples)
-        weight = pipe.model.get_ref("head").layers[0].shims[0]._model.output.weight
+        weight = head_module(pipe.model).output.weight
         before = weight.detach().numpy().copy()
         nlp.update(examples, sgd=Adam(0.001), drop=0.0)
         return weight.detach().numpy() - before

@@ -7,6 +7,7 @@ import spacy
 from thinc.api import fix_random_seed
 
 from spacy_globalner import LCRFNER
+from tests.helpers import head_module
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
@@ -107,7 +108,7 @@ def test_constrained_decoding_never_needs_repairs():
 @pytest.mark.parametrize("transitions,learned", [("penalised", True), ("crf", False)])
 def test_penalties_move_only_when_learned(transitions, learned):
     _, pipe, _ = overfit({"model": {"transitions": transitions}}, n_iter=5)
-    module = pipe.model.get_ref("head").layers[0].shims[0]._model
+    module = head_module(pipe.model)
     moved = module.transitions.w_factor.item() != 1.0 or module.transitions.w_absolute.item() != 0.0
     assert moved == learned
 

@@ -7,11 +7,12 @@ import spacy
 from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner.ml.torch.lcrf_ner.scorer import ZeroTransitions
+from tests.helpers import head_module
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
 def torch_module(pipe):
-    return pipe.model.get_ref("head").layers[0].shims[0]._model
+    return head_module(pipe.model)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ import pytest
 import spacy
 import srsly
 
+from tests.helpers import head_module
 from tests.helpers.trained_pipelines import component_params, predictions, sample_texts, trained_dir
 
 TEXTS = sample_texts(12)
@@ -151,7 +152,7 @@ def overwrite_weights(data: bytes, nlp, name: str, *, torch_weights: bool) -> by
     """
     model = nlp.get_pipe(name).model
     if torch_weights:
-        module = model.get_ref("head").layers[0].shims[0]._model
+        module = head_module(model)
         array = max(
             (t for t in module.state_dict().values() if t.is_floating_point()), key=lambda t: t.numel()
         ).detach().cpu().numpy()
