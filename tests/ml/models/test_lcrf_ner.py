@@ -1,33 +1,17 @@
 """The Thinc layers of lcrf_ner: the CRF head and the LCRFNER architecture."""
 import numpy
 import pytest
-import spacy
-from thinc.api import fix_random_seed, get_current_ops
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.lcrf_ner import build_lcrf_ner, lcrf_ner_head
+from tests.helpers.padded_heads import make_padded_head, token_vectors
 
-N_LABELS, N_IN = 3, 8
+N_LABELS = 3
 N_TAGS = 2 * N_LABELS + 1
 
 
 def make_head(**kwargs):
-    fix_random_seed(0)
-    head = lcrf_ner_head(**kwargs)
-    head.set_dim("nO", N_LABELS)
-    return head
-
-
-def token_vectors(lengths, seed=0):
-    rng = numpy.random.default_rng(seed)
-    ops = get_current_ops()
-    return [ops.asarray2f(rng.normal(size=(n, N_IN)).astype("float32")) for n in lengths]
-
-
-def test_head_builds_its_module_in_init():
-    head = make_head()
-    assert not head.layers
-    head.initialize(X=token_vectors([3, 2]))
-    assert len(head.layers) == 1 and head.get_dim("nI") == N_IN
+    return make_padded_head(lcrf_ner_head, N_LABELS, **kwargs)
 
 
 def test_head_forward_shapes_and_dtypes():
@@ -74,25 +58,9 @@ def test_head_handles_no_docs_and_empty_docs():
 def test_penalty_parameters_train_only_when_asked(transitions, learned):
     head = make_head(transitions=transitions)
     head.initialize(X=token_vectors([2]))
-    module = head.layers[0].shims[0]._model
+    module = wrapped_module(head.layers[0])
     assert module.transitions.w_factor.requires_grad == learned
     assert module.transitions.w_absolute.requires_grad == learned
-
-
-def test_architecture_keeps_tok2vec_and_head_refs():
-    nlp = spacy.blank("en")
-    tok2vec = spacy.registry.resolve(
-        {"t": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
-               "depth": 1, "embed_size": 100, "window_size": 1, "maxout_pieces": 2,
-               "subword_features": True}}
-    )["t"]
-    model = build_lcrf_ner(tok2vec)
-    assert model.get_ref("tok2vec") is tok2vec
-    model.get_ref("head").set_dim("nO", 2)
-    docs = [nlp.make_doc("a b c"), nlp.make_doc("d")]
-    model.initialize(X=docs)
-    emissions, transitions = model.predict(docs)
-    assert emissions.shape == (2, 3, 5) and transitions.shape == (7, 7)
 
 
 def test_architecture_is_registered_under_the_head_name():
