@@ -11,6 +11,7 @@ from spacy.training import Example
 from spacy_globalner.decoding import SpanArrays
 from spacy_globalner.decoding.global_pointer import decode_band
 from spacy_globalner.ml.torch.global_pointer.rope import rope_rotations, rotate
+from tests.helpers.transformer import TRANSFORMER_LISTENER, add_transformer
 
 TRAIN_DATA = [
     ("IL-2 gene expression requires NF-kappa B activation .",
@@ -37,23 +38,11 @@ def spans_of(doc, key="sc"):
 def transformer_nlp(model_path, efficient=False):
     """A transformer (from model_path) and a global_pointer listening to it."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config={
-        "model": {
-            "@architectures": "spacy-transformers.TransformerModel.v3",
-            "name": str(model_path),
-            "tokenizer_config": {"use_fast": True},
-            "get_spans": {"@span_getters": "spacy-transformers.doc_spans.v1"},
-        }
-    })
-    nlp.add_pipe("global_pointer", config={"model": {
-        "efficient": efficient,
-        "head_width": 16,
-        "tok2vec": {
-            "@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0,
-            "pooling": {"@layers": "reduce_mean.v1"},
-        },
-    }})
+    add_transformer(nlp, model_path)
+    nlp.add_pipe(
+        "global_pointer",
+        config={"model": {"efficient": efficient, "head_width": 16, "tok2vec": TRANSFORMER_LISTENER}},
+    )
     return nlp
 
 

@@ -4,6 +4,7 @@ import spacy
 from thinc.api import fix_random_seed
 
 from tests.helpers.crener import SMALL_MODEL, TRAIN_DATA, example_of, spans_of
+from tests.helpers.transformer import TRANSFORMER_LISTENER, add_transformer, train_through_transformer
 
 pytest.importorskip("spacy_transformers")
 
@@ -11,33 +12,10 @@ pytest.importorskip("spacy_transformers")
 def test_crener_learns_through_a_transformer_listener(tiny_bert_path, tmp_path):
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config={
-        "model": {
-            "@architectures": "spacy-transformers.TransformerModel.v3",
-            "name": str(tiny_bert_path),
-            "tokenizer_config": {"use_fast": True},
-            "get_spans": {"@span_getters": "spacy-transformers.doc_spans.v1"},
-        }
-    })
-    listener = {
-        "@architectures": "spacy-transformers.TransformerListener.v1",
-        "grad_factor": 1.0,
-        "pooling": {"@layers": "reduce_mean.v1"},
-    }
-    nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": listener}})
+    add_transformer(nlp, tiny_bert_path)
+    nlp.add_pipe("crener", config={"model": {**SMALL_MODEL, "tok2vec": TRANSFORMER_LISTENER}})
     examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.005
-    first = last = None
-    for _ in range(40):
-        losses = {}
-        # As `spacy train` does: update without sgd, then finish each pipe's
-        # update, so the transformer's gradient is applied in the same step.
-        nlp.update(examples, sgd=False, losses=losses, drop=0.0)
-        for _, pipe in nlp.pipeline:
-            pipe.finish_update(optimizer)
-        first = losses["crener"] if first is None else first
-        last = losses["crener"]
+    first, last = train_through_transformer(nlp, examples, "crener", 40)
     assert last < first / 5
     texts = [text for text, _ in TRAIN_DATA]
     docs = list(nlp.pipe(texts))

@@ -10,6 +10,7 @@ from thinc.api import fix_random_seed
 
 from tests.helpers import REPO_ROOT
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples
+from tests.helpers.transformer import train_through_transformer
 
 CONFIGS = REPO_ROOT / "configs"
 
@@ -36,18 +37,7 @@ def test_head_learns_through_a_transformer_listener(name, head, tiny_bert_path, 
     config = spacy.util.load_config(CONFIGS / name, overrides={"paths.transformer": str(tiny_bert_path)})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     examples = make_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.005
-    first = last = None
-    for _ in range(40):
-        losses = {}
-        # As `spacy train` does: update without sgd, then finish each pipe, so
-        # the transformer's gradient is applied in the same step.
-        nlp.update(examples, sgd=False, losses=losses, drop=0.0)
-        for _, pipe in nlp.pipeline:
-            pipe.finish_update(optimizer)
-        first = losses[head] if first is None else first
-        last = losses[head]
+    first, last = train_through_transformer(nlp, examples, head, 40)
     assert last < first / 5
     assert nlp.evaluate(examples)["ents_f"] >= 0.5
     nlp.to_disk(tmp_path / "trf")
