@@ -53,13 +53,8 @@ def bioes_forbidden(n_labels: int) -> numpy.ndarray:
 def spans_to_tags(
     length: int, starts: numpy.ndarray, ends: numpy.ndarray, label_ids: numpy.ndarray, n_labels: int
 ) -> numpy.ndarray:
-    """Tag one doc's non-overlapping spans with BIOES.
-
-    length (int): Number of tokens in the doc.
-    starts, ends, label_ids (numpy.ndarray): The spans (end exclusive).
-    n_labels (int): Number of entity labels.
-    RETURNS (numpy.ndarray): Int64 tag ids (length,).
-    """
+    """Tag one doc's non-overlapping spans with BIOES; arguments and result as
+    for `schemes.spans_to_tags`."""
     starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
     tags = numpy.full((length,), 4 * n_labels, dtype="int64")
     fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 2, 0), label_ids + n_labels)
@@ -76,10 +71,7 @@ def tags_to_spans(tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) ->
     An entity is a U-X, or a B-X, any number of I-X and an L-X. Any other
     piece (a B-X that is never closed, an I-X or L-X without its B-X) is read
     as O: Entity-Fix is the repair for those.
-    tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
-    lengths (numpy.ndarray): Number of tokens of each doc.
-    n_labels (int): Number of entity labels.
-    RETURNS (EntityArrays): The entities, ordered by doc then start.
+    Arguments and result as for `schemes.tags_to_spans`.
     """
     tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape

@@ -42,13 +42,8 @@ def iob_forbidden(n_labels: int) -> numpy.ndarray:
 def spans_to_tags(
     length: int, starts: numpy.ndarray, ends: numpy.ndarray, label_ids: numpy.ndarray, n_labels: int
 ) -> numpy.ndarray:
-    """Tag one doc's non-overlapping spans with IOB.
-
-    length (int): Number of tokens in the doc.
-    starts, ends, label_ids (numpy.ndarray): The spans (end exclusive).
-    n_labels (int): Number of entity labels.
-    RETURNS (numpy.ndarray): Int64 tag ids (length,).
-    """
+    """Tag one doc's non-overlapping spans with IOB; arguments and result as
+    for `schemes.spans_to_tags`."""
     starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
     tags = numpy.full((length,), 2 * n_labels, dtype="int64")
     fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 1, 0), label_ids + n_labels)
@@ -62,10 +57,7 @@ def tags_to_spans(tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) ->
     An entity is a B-X followed by any number of I-X. An I-X that does not
     continue such an entity is read as O: Entity-Fix (see entity_fix.py) is the
     repair for those, and is applied before this reading when configured.
-    tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
-    lengths (numpy.ndarray): Number of tokens of each doc.
-    n_labels (int): Number of entity labels.
-    RETURNS (EntityArrays): The entities, ordered by doc then start.
+    Arguments and result as for `schemes.tags_to_spans`.
     """
     tags, lengths = int64_arrays(tags, lengths)
     n_docs, max_length = tags.shape

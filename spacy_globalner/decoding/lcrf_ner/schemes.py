@@ -34,14 +34,26 @@ def forbidden_transitions(scheme: str, n_labels: int) -> numpy.ndarray:
 
 
 def spans_to_tags(scheme: str, length: int, starts, ends, label_ids, n_labels: int) -> numpy.ndarray:
-    """Tag one doc's non-overlapping spans (see iob.py and bioes.py)."""
+    """Tag one doc's non-overlapping spans (see iob.py and bioes.py).
+
+    length (int): Number of tokens in the doc.
+    starts, ends, label_ids (numpy.ndarray): The spans (end exclusive).
+    n_labels (int): Number of entity labels.
+    RETURNS (numpy.ndarray): Int64 tag ids (length,).
+    """
     check_tag_scheme(scheme)
     module = bioes if scheme == "bioes" else iob
     return module.spans_to_tags(length, starts, ends, label_ids, n_labels)
 
 
 def tags_to_spans(scheme: str, tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) -> EntityArrays:
-    """The strict reading of padded tag sequences: their entities."""
+    """The strict reading of padded tag sequences (see iob.py and bioes.py).
+
+    tags (numpy.ndarray): Int tag ids (n_docs, max_length); padding is ignored.
+    lengths (numpy.ndarray): Number of tokens of each doc.
+    n_labels (int): Number of entity labels.
+    RETURNS (EntityArrays): The entities, ordered by doc then start.
+    """
     check_tag_scheme(scheme)
     module = bioes if scheme == "bioes" else iob
     return module.tags_to_spans(tags, lengths, n_labels)
