@@ -125,6 +125,24 @@ def pytorch_wrapper(
     )
 
 
+def add_wrapped_module(model: Model, module: Any, *, convert_inputs: Callable, convert_outputs: Callable) -> None:
+    """Give a head layer its one sublayer: `module` wrapped by `pytorch_wrapper`,
+    in mixed precision where the head's "mixed_precision" attr says so.
+
+    model (Model): The head layer, with a "mixed_precision" attr.
+    module (torch.nn.Module): The head's torch module.
+    convert_inputs, convert_outputs (Callable): As for `pytorch_wrapper`.
+    """
+    model._layers.append(
+        pytorch_wrapper(
+            module,
+            convert_inputs=convert_inputs,
+            convert_outputs=convert_outputs,
+            mixed_precision=model.attrs["mixed_precision"],
+        )
+    )
+
+
 def wrapped_module(model: Model) -> torch.nn.Module:
     """The torch module that a `pytorch_wrapper` layer runs.
 
@@ -188,13 +206,8 @@ def init_padded_head(model: Model, X: Optional[List[Floats2d]], make_module: Cal
     RETURNS (Model): `model`.
     """
     if not model.layers:
-        model._layers.append(
-            pytorch_wrapper(
-                make_module(),
-                convert_inputs=convert_padded_inputs,
-                convert_outputs=convert_tensor_outputs,
-                mixed_precision=model.attrs["mixed_precision"],
-            )
+        add_wrapped_module(
+            model, make_module(), convert_inputs=convert_padded_inputs, convert_outputs=convert_tensor_outputs
         )
     if X is not None and sum(len(x) for x in X):
         model.set_dim("nI", X[0].shape[1], force=True)

@@ -15,7 +15,7 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
 from ...validation import check_bool, check_dropout, check_int
-from ..layers.pytorch_wrapper import pytorch_wrapper, wrapped_module
+from ..layers.pytorch_wrapper import add_wrapped_module, wrapped_module
 from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer
 from ..torch.crener.settings import PAPER_SETTINGS, PAPER_SWITCHES, CRENERSettings
 
@@ -320,14 +320,7 @@ def head_init(
 ) -> Model[HeadInT, HeadOutT]:
     if not model.layers:
         scorer = CRENERScorer(model.get_dim("nO"), settings)
-        model._layers.append(
-            pytorch_wrapper(
-                scorer,
-                convert_inputs=_padded_inputs,
-                convert_outputs=_window_grids,
-                mixed_precision=model.attrs["mixed_precision"],
-            )
-        )
+        add_wrapped_module(model, scorer, convert_inputs=_padded_inputs, convert_outputs=_window_grids)
     if X is not None:
         vectors, windows = X
         if len(windows):

@@ -12,7 +12,7 @@ from thinc.types import Floats2d, Floats3d
 
 from ...errors import Errors
 from ...validation import check_dropout, check_int
-from ..layers.pytorch_wrapper import convert_tensor_outputs, pytorch_wrapper
+from ..layers.pytorch_wrapper import add_wrapped_module, convert_tensor_outputs
 from ..torch.global_pointer.scorer import GlobalPointerScorer
 from . import head_over_tok2vec
 
@@ -100,14 +100,7 @@ def init(model: Model[InT, OutT], X: Optional[InT] = None, Y=None) -> Model[InT,
             rope=model.attrs["rope"],
             efficient=model.attrs["efficient"],
         )
-        model._layers.append(
-            pytorch_wrapper(
-                scorer,
-                convert_inputs=_packed_inputs,
-                convert_outputs=convert_tensor_outputs,
-                mixed_precision=model.attrs["mixed_precision"],
-            )
-        )
+        add_wrapped_module(model, scorer, convert_inputs=_packed_inputs, convert_outputs=convert_tensor_outputs)
     if X is not None and sum(len(x) for x in X):
         model.set_dim("nI", X[0].shape[1], force=True)
         model.layers[0].predict(_with_width(model, X))  # materialise the lazy projection
