@@ -3,10 +3,12 @@ schedule (where it has one) ending at the same update.
 
 python scripts/train_budget.py CONFIG STEPS [spacy train arguments ...]
 
-The configs with a schedule write its total_steps as a number, checked against
-training.max_steps (E440); the others have a constant learning rate, where
-overriding total_steps is a config error. This passes the one override each
-config takes, so the project's `train` step works for every config.
+The configs with a schedule write its total_steps and warmup_steps as numbers,
+checked against training.max_steps (E440, E442); the others have a constant
+learning rate, where overriding them is a config error. This passes the
+overrides each config takes: total_steps at the budget, and the warm-up
+scaled with it (its share of the config's own max_steps), so a short run keeps
+the schedule's shape and the project's `train` step works for every config.
 """
 import subprocess
 import sys
@@ -18,11 +20,15 @@ from spacy.util import load_config
 
 def budget_overrides(config_path: Path, steps: int) -> List[str]:
     """The `spacy train` overrides that set a budget of `steps` updates."""
-    optimizer = load_config(config_path, interpolate=False)["training"]["optimizer"]
+    training = load_config(config_path, interpolate=False)["training"]
     overrides = ["--training.max_steps", str(steps)]
-    learn_rate = optimizer.get("learn_rate")
+    learn_rate = training["optimizer"].get("learn_rate")
     if isinstance(learn_rate, dict) and "total_steps" in learn_rate:
         overrides += ["--training.optimizer.learn_rate.total_steps", str(steps)]
+    if isinstance(learn_rate, dict) and "warmup_steps" in learn_rate:
+        own_steps = int(training["max_steps"]) or steps
+        warmup = max(1, round(int(learn_rate["warmup_steps"]) * steps / own_steps))
+        overrides += ["--training.optimizer.learn_rate.warmup_steps", str(min(warmup, max(1, steps - 1)))]
     return overrides
 
 
