@@ -1,0 +1,64 @@
+"""The README's commands as a user runs them after the two set-up commands:
+in the environment `make` built, activated (its bin folder first on PATH,
+which is all `. .venv/bin/activate` does for a command), from the
+repository root. The one change: `spacy train` gets a budget of a few
+updates, so the test stays short."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf8")
+SHORT_BUDGET = ["--training.max_steps", "6", "--training.optimizer.learn_rate.total_steps", "6",
+                "--training.optimizer.learn_rate.warmup_steps", "2", "--training.eval_frequency", "3"]
+
+
+def fenced_blocks(language: str):
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def activated_env():
+    """The environment of a shell after `. .venv/bin/activate`."""
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
+    return env
+
+
+def test_the_readme_says_to_activate_the_environment_before_its_first_python_command():
+    activate = README.index(". .venv/bin/activate")
+    first_python = min(README.index(marker) for marker in ("\npython ", "import spacy"))
+    assert activate < first_python
+    assert any(block.strip() == ". .venv/bin/activate" for block in fenced_blocks("bash"))
+
+
+@pytest.mark.slow
+def test_the_readme_commands_run_as_written(tmp_path):
+    (commands,) = [block for block in fenced_blocks("bash") if "globalner convert project/assets" in block]
+    root = tmp_path / "repo"
+    (root / "project").mkdir(parents=True)
+    (root / "configs").symlink_to(REPO_ROOT / "configs")
+    (root / "project" / "assets").symlink_to(REPO_ROOT / "project" / "assets")
+    for line in commands.strip().splitlines():
+        args = line.split()
+        assert args[0] == "python", line
+        if args[1:4] == ["-m", "spacy", "train"]:
+            args += SHORT_BUDGET
+        done = subprocess.run(args, cwd=root, env=activated_env(), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert (root / "training" / "gp" / "model-calibrated").exists()
+    # the quick start's Python, on the pipeline the commands trained
+    (quick_start,) = [block for block in fenced_blocks("python") if "spacy.load(" in block]
+    model = re.search(r'spacy\.load\("([^"]+)"\)', quick_start).group(1)
+    (root / Path(model)).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(root / "training" / "gp" / "model-best", root / model)
+    done = subprocess.run(["python", "-c", quick_start], cwd=root, env=activated_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "(" in done.stdout.splitlines()[-1]  # print(doc.ents): a tuple
