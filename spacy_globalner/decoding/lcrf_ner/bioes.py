@@ -14,7 +14,8 @@ matrix has START (id n_tags) and END (id n_tags + 1), indexed [from, to].
 import numpy
 
 from ..spans import EntityArrays
-from .tag_runs import fill_runs, int64_arrays, linked_runs, runs_to_spans
+from . import iob
+from .tag_runs import int64_arrays, linked_runs, runs_to_spans
 
 
 def n_bioes_tags(n_labels: int) -> int:
@@ -53,16 +54,11 @@ def bioes_forbidden(n_labels: int) -> numpy.ndarray:
 def spans_to_tags(
     length: int, starts: numpy.ndarray, ends: numpy.ndarray, label_ids: numpy.ndarray, n_labels: int
 ) -> numpy.ndarray:
-    """Tag one doc's non-overlapping spans with BIOES; arguments and result as
-    for `schemes.spans_to_tags`."""
-    starts, ends, label_ids = int64_arrays(starts, ends, label_ids)
-    tags = numpy.full((length,), 4 * n_labels, dtype="int64")
-    fill_runs(tags, starts + 1, numpy.maximum(ends - starts - 2, 0), label_ids + n_labels)
-    single = ends - starts == 1
-    tags[ends[~single] - 1] = label_ids[~single] + 2 * n_labels
-    tags[starts[~single]] = label_ids[~single]
-    tags[starts[single]] = label_ids[single] + 3 * n_labels
-    return tags
+    """Tag one doc's non-overlapping spans with BIOES: their IOB tags, with
+    the last token of each entity marked L or U. Arguments and result as for
+    `schemes.spans_to_tags`."""
+    iob_tags = iob.spans_to_tags(length, starts, ends, label_ids, n_labels)
+    return iob_to_bioes(iob_tags[None, :], numpy.asarray([length]), n_labels)[0]
 
 
 def tags_to_spans(tags: numpy.ndarray, lengths: numpy.ndarray, n_labels: int) -> EntityArrays:
