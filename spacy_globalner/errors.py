@@ -80,13 +80,7 @@ class Warnings(metaclass=ErrorsWithCodes):
             "are longer than max_grid_length={length} tokens and cannot be "
             "predicted (longest: {longest}). Set max_grid_length in the "
             "component's config to at least {longest} to learn them.")
-    W230 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
-            "the {kept} highest-scoring (max_candidates = {kept}){more}; the "
-            "others were dropped. To keep them, set max_candidates to {count} "
-            "or more (0 or null: no bound) in [components.{name}], or on the "
-            "loaded pipeline: nlp.get_pipe('{name}').cfg[\"max_candidates\"] = "
-            "{count}. A higher threshold keeps fewer spans. Reported once per "
-            "call.")
+    W230 = W050  # crener's max_candidates works as global_pointer's
     # corpora: W300-W349
     W300 = ("Read {n_docs} doc(s) from {path} with repairs: {details}. Every "
             "other annotation was kept as written. If a repair is not what you "
