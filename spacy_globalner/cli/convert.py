@@ -8,6 +8,7 @@ from wasabi import msg
 from ..corpora.convert import FORMATS, ConvertStats, convert, resolve_format
 from ..corpora.docs import CHINESE_TOKENIZER_NOTE
 from ._app import Arg, Opt, globalner_cli
+from .stats import count_rows
 
 
 @globalner_cli.command("convert")
@@ -47,19 +48,7 @@ def print_stats(stats: ConvertStats) -> None:
         f"Wrote {stats.n_docs} docs to {stats.output_path} "
         f"(format {stats.format}, lang {stats.lang}, {stats.seconds:.1f} s)"
     )
-    share = f"{stats.nested_share:.1%}"
-    msg.table(
-        [
-            ("docs", stats.n_docs),
-            ("tokens", stats.n_tokens),
-            ("entities", stats.n_entities),
-            ("nested entities", f"{stats.n_nested} ({share})"),
-            ("same span, another label", stats.n_same_span),
-            ("crossing entities", stats.n_crossing),
-            ("doc.ents (outer layer)", stats.n_ents),
-            ("max entity length (tokens)", stats.max_length),
-        ],
-    )
+    msg.table(count_rows(stats))
     msg.info(f"Labels ({len(stats.labels)})")
     msg.table(list(stats.labels.items()))
     if stats.repairs:

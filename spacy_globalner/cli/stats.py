@@ -6,14 +6,14 @@ a second corpus (dev) were already seen in the first (train).
 """
 import zlib
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import typer
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..corpora.stats import corpus_stats, seen_entities
+from ..corpora.stats import CorpusStats, corpus_stats, seen_entities
 from ..errors import Errors
 from ._app import Arg, Opt, globalner_cli
 
@@ -45,19 +45,7 @@ def stats_cli(
         raise typer.Exit(code=1) from None
     stats = corpus_stats(docs, spans_key)
     msg.divider(f"Corpus: {corpus_path}")
-    share = f"{stats.nested_share:.1%}"
-    msg.table(
-        [
-            ("docs", stats.n_docs),
-            ("tokens", stats.n_tokens),
-            (f"entities in spans[{spans_key!r}]", stats.n_entities),
-            ("nested entities", f"{stats.n_nested} ({share})"),
-            ("nesting depth", stats.max_depth),
-            ("same span, another label", stats.n_same_span),
-            ("crossing entities", stats.n_crossing),
-            ("doc.ents (outer layer)", stats.n_ents),
-        ],
-    )
+    msg.table(count_rows(stats, entities=f"entities in spans[{spans_key!r}]"))
     msg.divider(f"Labels ({len(stats.labels)})")
     msg.table([(label, count, _share(count, stats.n_entities)) for label, count in stats.labels.items()],
               header=("label", "entities", "share"))
@@ -73,6 +61,26 @@ def stats_cli(
             msg.good(f"No entity is longer than --max-span-width {max_span_width} tokens.")
     if others is not None:
         _print_seen(docs, others, corpus_path, other_path, spans_key, set(stats.labels))
+
+
+def count_rows(stats: CorpusStats, entities: str = "entities") -> List[Tuple[str, Any]]:
+    """The counts table of a corpus, as `stats` and `convert` print it.
+
+    stats (CorpusStats): The corpus's counts.
+    entities (str): The name of the row that counts the entities.
+    RETURNS (List[Tuple[str, Any]]): (name, value) rows for msg.table.
+    """
+    return [
+        ("docs", stats.n_docs),
+        ("tokens", stats.n_tokens),
+        (entities, stats.n_entities),
+        ("nested entities", f"{stats.n_nested} ({stats.nested_share:.1%})"),
+        ("nesting depth", stats.max_depth),
+        ("same span, another label", stats.n_same_span),
+        ("crossing entities", stats.n_crossing),
+        ("doc.ents (outer layer)", stats.n_ents),
+        ("max entity length (tokens)", stats.max_length),
+    ]
 
 
 def read_docbin(path: Path) -> List[Doc]:
