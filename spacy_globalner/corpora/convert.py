@@ -38,24 +38,6 @@ FORMATS: Dict[str, Format] = {
 }
 
 
-@dataclass
-class ConvertStats(CorpusStats):
-    """The counts of a converted corpus (see CorpusStats), and how it was converted.
-
-    format (str): The format read.
-    lang (str): The language of the Docs' vocab.
-    output_path (Optional[Path]): The DocBin written.
-    repairs (Dict[str, int]): What was repaired or skipped, by kind.
-    seconds (float): Time to read, convert and write.
-    """
-
-    format: str = ""
-    lang: str = ""
-    output_path: Optional[Path] = None
-    repairs: Dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-
-
 def infer_format(path: PathLike) -> str:
     """The format of an upstream corpus file, told from its name.
 
@@ -85,6 +67,24 @@ def resolve_format(format: str, input_path: PathLike) -> str:
     if format not in FORMATS:
         raise ValueError(Errors.E300.format(format=format, formats=", ".join(FORMATS)))
     return format
+
+
+@dataclass
+class ConvertStats(CorpusStats):
+    """The counts of a converted corpus (see CorpusStats), and how it was converted.
+
+    format (str): The format read.
+    lang (str): The language of the Docs' vocab.
+    output_path (Optional[Path]): The DocBin written.
+    repairs (Dict[str, int]): What was repaired or skipped, by kind.
+    seconds (float): Time to read, convert and write.
+    """
+
+    format: str = ""
+    lang: str = ""
+    output_path: Optional[Path] = None
+    repairs: Dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
 
 
 def convert(
