@@ -340,11 +340,13 @@ def run_seed(
     ]
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
+    code = code_state()  # before training: the package may change while it runs
     previous = read_json(runs_dir / run / f"seed{seed}.json")
     if trained_already(output, composed_text, command) and previous.get("train"):
         print(f"{output}: trained from the same config already; scoring it again")
         wall, peak_rss_mb = previous["train"]["wall_seconds"], previous["train"]["peak_rss_mb"]
         started = datetime.datetime.fromisoformat(previous["started"])
+        code = previous["code"]
     else:
         train_stats_path.unlink(missing_ok=True)
         (output / "config.cfg").write_text(composed_text)
@@ -366,7 +368,7 @@ def run_seed(
         "transformer": config["paths"].get("transformer"),
         "seed": seed,
         "source": "compare",
-        "code": code_state(),
+        "code": code,
         "versions": versions(),
         "machine": {**machine(threads, gpu_id), "load_average_before": [round(x, 2) for x in load_before],
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},

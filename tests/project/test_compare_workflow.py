@@ -66,7 +66,8 @@ def test_compare_writes_one_json_per_seed(project):
         assert run["settings"] == {}
         assert run["config_sha256"] == config_hash and len(run["code"]["commit"]) == 40
         assert set(run["versions"]) >= {"spacy", "thinc", "torch"} and run["machine"]["cpu_count"] >= 1
-        assert run["budget"] == {"max_steps": 3, "updates": 3, "eval_frequency": 3}
+        assert run["budget"]["max_steps"] == run["budget"]["eval_frequency"] == 3
+        assert run["budget"]["updates"] >= 3
         assert run["data"] == {
             "lang": "en", "nested": True, "train_sentences": 40, "dev_sentences": 30, "tune_sentences": 15,
             "report_sentences": 15, "scored_on": "report.spacy (odd-numbered dev docs)",
