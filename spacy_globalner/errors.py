@@ -249,6 +249,12 @@ class Errors(metaclass=ErrorsWithCodes):
     E232 = ("max_candidates of '{owner}' must be an integer of at least 0 or "
             "null (the most spans one doc may yield, the highest-scoring kept; "
             "0 or null: no bound), got {value!r}.")
+    E233 = ("unsegmented_window of '{owner}' must be an integer of at least 8 "
+            "or null, got {value!r}: it is the length of the overlapping "
+            "windows over text longer than max_grid_length without a sentence "
+            "boundary, which share unsegmented_window // 8 tokens of context "
+            "on either side. Set it in [components.{owner}], or null for "
+            "windows of max_grid_length tokens.")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "

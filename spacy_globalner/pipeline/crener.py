@@ -43,6 +43,10 @@ MIN_GRID_LENGTH = 8
 # a bound on the memory of a long doc, where an untrained head closes spans
 # in most cells (docs/crener.md, "max_candidates").
 DEFAULT_MAX_CANDIDATES = 20000
+# The windows over long text without sentence boundaries: a token of such text
+# pays for about 4/3 of a window's length in grid cells; 96 still finds every
+# entity of up to 24 tokens (docs/crener.md, "unsegmented_window").
+DEFAULT_UNSEGMENTED_WINDOW = 96
 
 
 @Language.factory(
@@ -54,6 +58,7 @@ DEFAULT_MAX_CANDIDATES = 20000
         "threshold": 0.0,
         "positive_weight": 5.0,
         "max_grid_length": 256,
+        "unsegmented_window": DEFAULT_UNSEGMENTED_WINDOW,
         "max_candidates": DEFAULT_MAX_CANDIDATES,
         "set_ents": True,
         "ents_filter": {"@misc": "spacy-globalner.longest_first_filter.v1"},
@@ -75,10 +80,12 @@ def make_crener(
     scorer: Optional[Callable],
     head_lr_scale: float = 1.0,
     max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
+    unsegmented_window: Optional[int] = DEFAULT_UNSEGMENTED_WINDOW,
 ) -> "CRENER":
     """Create a CRENER recogniser: entities are paths of neighbour links on a
     token-pair grid, closed by a typed head-tail relation; docs longer than
-    `max_grid_length` tokens are tagged in windows; at most `max_candidates`
+    `max_grid_length` tokens are tagged in windows (of `unsegmented_window`
+    tokens where they have no sentence boundaries); at most `max_candidates`
     spans per doc.
     """
     check_spans_key_free(nlp, name, spans_key, "crener")
@@ -90,6 +97,7 @@ def make_crener(
         threshold=threshold,
         positive_weight=positive_weight,
         max_grid_length=max_grid_length,
+        unsegmented_window=unsegmented_window,
         max_candidates=max_candidates,
         set_ents=set_ents,
         ents_filter=ents_filter,
@@ -107,8 +115,11 @@ class CRENER(SpanPipe):
     is sigmoid(its closing vote), so it keeps spans scored above
     sigmoid(threshold)), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
-    grid window), max_candidates (the most spans one doc may yield, the
-    highest-scoring kept; 0 or None: no bound) and set_ents.
+    grid window), unsegmented_window (tokens in each of the overlapping
+    windows over text longer than max_grid_length without a sentence
+    boundary, at most max_grid_length; None: max_grid_length),
+    max_candidates (the most spans one doc may yield, the highest-scoring
+    kept; 0 or None: no bound) and set_ents.
     """
 
     capped_warning = Warnings.W230
@@ -123,6 +134,7 @@ class CRENER(SpanPipe):
         threshold: float = 0.0,
         positive_weight: float = 5.0,
         max_grid_length: int = 256,
+        unsegmented_window: Optional[int] = DEFAULT_UNSEGMENTED_WINDOW,
         max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
         set_ents: bool = True,
         ents_filter: EntsFilter,
@@ -132,6 +144,7 @@ class CRENER(SpanPipe):
         check_number(threshold, "threshold", name, error=Errors.E009)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
+        _check_unsegmented_window(unsegmented_window, name)
         check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E232)
         check_bool(set_ents, "set_ents", name)
         super().__init__(
@@ -145,6 +158,7 @@ class CRENER(SpanPipe):
             threshold=float(threshold),
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
+            unsegmented_window=unsegmented_window,
             max_candidates=max_candidates,
             head_lr_scale=head_lr_scale,
         )
@@ -160,6 +174,9 @@ class CRENER(SpanPipe):
 
     def _configure_model(self) -> None:
         self.model.attrs["max_grid_length"] = self.max_grid_length
+        window = self.cfg["unsegmented_window"]
+        _check_unsegmented_window(window, self.name)  # cfg may be edited after creation
+        self.model.attrs["unsegmented_window"] = window
 
     def _n_head_outputs(self) -> int:
         return n_grid_tags(len(self.labels))
@@ -302,3 +319,7 @@ def _check_grid_length(value: Any, name: str) -> None:
     check_int(value, "max_grid_length", name, error=Errors.E200)
     # Overlapping windows share max_grid_length // 8 tokens of context.
     check_int(value, "max_grid_length", name, least=MIN_GRID_LENGTH, error=Errors.E230)
+
+
+def _check_unsegmented_window(value: Any, name: str) -> None:
+    check_int(value, "unsegmented_window", name, least=MIN_GRID_LENGTH, allow_none=True, error=Errors.E233)

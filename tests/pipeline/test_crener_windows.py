@@ -10,7 +10,7 @@ from spacy.training import Example
 from spacy_globalner.decoding.crener.tags import encode_grid_entities
 from spacy_globalner.decoding.crener.windows import CORE_END, CORE_START, END, START
 from spacy_globalner.ml.models.crener import plan_doc_windows
-from tests.helpers.crener import decode_grid_windows
+from tests.helpers.crener import SMALL_MODEL, TRAIN_DATA, decode_grid_windows, example_of, spans_of, train
 from tests.helpers.trained_pipelines import small_config
 
 N_TOKENS = 2000
@@ -111,6 +111,31 @@ def test_truncated_entities_at_cut_edges_are_dropped():
     grids = window_grids(windows, gold, seed=1)
     (found,) = decode_grid_windows(grids, windows, 1, 1, 0.0)
     assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
+
+
+def test_unsegmented_window_from_the_config(tmp_path):
+    """unsegmented_window set through add_pipe: an 800-token doc without
+    sentence boundaries gets overlapping windows of 40 tokens (not
+    max_grid_length's 256) and still finds every repetition's entities;
+    the setting is saved with the pipeline and plans the same windows after
+    loading."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("crener", config={"model": SMALL_MODEL, "max_grid_length": 256, "unsegmented_window": 40})
+    train(nlp, [example_of(nlp, text, spans) for text, spans in TRAIN_DATA])
+    text = " ".join(["IL-2 expression requires activated T lymphocytes and IL-2"] * 100)
+    _, windows = nlp.get_pipe("crener").predict([nlp.make_doc(text)])
+    assert (windows[:, END] - windows[:, START]).max() == 40 and len(windows) == 27
+    assert (windows[1:, START] < windows[:-1, END]).all()
+    found = set(spans_of(nlp(text)))
+    repeated = {(8 * k + 3, 8 * k + 6, "cell_type") for k in range(100)}
+    repeated |= {(8 * k + 7, 8 * k + 8, "protein") for k in range(100)}
+    assert repeated - found == set()
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    assert loaded.get_pipe("crener").cfg["unsegmented_window"] == 40
+    _, loaded_windows = loaded.get_pipe("crener").predict([loaded.make_doc(text)])
+    numpy.testing.assert_array_equal(loaded_windows, windows)
+    assert set(spans_of(loaded(text))) == found
 
 
 def test_entities_crossing_a_window_edge_leave_its_loss():

@@ -53,6 +53,8 @@ BAD_SETTINGS = [
     (CRENER, "max_grid_length", 0, "E200"),
     (CRENER, "max_grid_length", 7, "E230"),
     (CRENER, "max_candidates", -1, "E232"),
+    (CRENER, "unsegmented_window", 7, "E233"),
+    (CRENER, "unsegmented_window", "short", "config"),
     (CRENER, "set_ents", 1.0, "config"),
     (CRENER, "ents_filter", "longest", "config"),
     (CRENER, "scorer", 3, "config"),

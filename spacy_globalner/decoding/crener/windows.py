@@ -4,15 +4,17 @@ A doc of up to `max_length` tokens is one window. A longer doc is cut at
 sentence boundaries where it has them, packing whole sentences greedily into
 windows of at most `max_length` tokens. A doc without sentence boundaries (or
 a single sentence longer than `max_length`) gets overlapping windows of
-`max_length` tokens, each with `max_length // 8` tokens of context on either
-side of its core.
+`unsegmented_length` tokens (`max_length` unless set shorter), each with
+`unsegmented_length // 8` tokens of context on either side of its core.
+Every token of such text pays for about 4/3 * unsegmented_length grid cells,
+against the length of its own sentence in segmented text.
 
 Each window owns a core; the cores partition the doc. An edge of a window
 that cuts the doc (where its core ends before the window does) hides what
 lies beyond it, so an entity found touching such an edge may be cut short.
 It is not kept from that window where another window holds the same tokens
 away from its own cut edges, and so sees it whole. Neighbours share
-2 * (max_length // 8) tokens: an entity inside the shared part that touches
+2 * (W // 8) tokens, W the windows' length: an entity inside the shared part that touches
 one cut edge is away from the other window's, except the shared part itself,
 [start of the later window, end of the earlier one), which touches a cut
 edge in both. An entity that touches a cut edge and that no window holds
@@ -22,8 +24,8 @@ one's end) is kept: no window has a better view of it. The entities kept
 from all windows are merged, each (start, end, label) once with its best
 score, so an entity longer than a core that crosses a core boundary is
 still found. An entity that reaches past both ends of a shared part lies in
-no window and is lost: windows of max_length tokens find every entity of up
-to 2 * (max_length // 8) tokens (64 at 256) wherever it lies.
+no window and is lost: windows of W tokens find every entity of up to
+2 * (W // 8) tokens (64 at 256, 24 at 96) wherever it lies.
 
 A plan is an int64 array with one row per window:
 [doc, start, end, core_start, core_end] (token offsets in the doc, end exclusive).
@@ -41,6 +43,7 @@ def plan_windows(
     lengths: Sequence[int],
     sentence_starts: Sequence[Optional[numpy.ndarray]],
     max_length: int,
+    unsegmented_length: Optional[int] = None,
 ) -> numpy.ndarray:
     """The windows of a batch of docs (empty docs get none).
 
@@ -48,8 +51,12 @@ def plan_windows(
     sentence_starts (Sequence[Optional[numpy.ndarray]]): Per doc, the first
         token of each sentence, or None where the doc has no sentence boundaries.
     max_length (int): Most tokens in a window.
+    unsegmented_length (Optional[int]): Tokens in each of the overlapping
+        windows over text longer than max_length with no sentence boundary
+        inside (at most max_length; None: max_length).
     RETURNS (numpy.ndarray): The plan, shape (n_windows, 5), in doc order.
     """
+    window = max_length if unsegmented_length is None else min(unsegmented_length, max_length)
     rows = []
     for doc_id, (length, starts) in enumerate(zip(lengths, sentence_starts)):
         if length == 0:
@@ -58,7 +65,10 @@ def plan_windows(
             rows.append(numpy.asarray([[doc_id, 0, length, 0, length]], dtype="int64"))
             continue
         for start, end in _sentence_segments(length, starts, max_length):
-            rows.append(_segment_windows(doc_id, start, end, max_length))
+            if end - start <= max_length:
+                rows.append(numpy.asarray([[doc_id, start, end, start, end]], dtype="int64"))
+            else:
+                rows.append(_segment_windows(doc_id, start, end, window))
     if not rows:
         return numpy.zeros((0, 5), dtype="int64")
     return numpy.concatenate(rows)
@@ -82,10 +92,8 @@ def _sentence_segments(length: int, starts: Optional[numpy.ndarray], max_length:
 
 
 def _segment_windows(doc_id: int, start: int, end: int, max_length: int) -> numpy.ndarray:
-    """Windows over one segment: the segment itself when it fits, else
-    overlapping windows whose cores partition it."""
-    if end - start <= max_length:
-        return numpy.asarray([[doc_id, start, end, start, end]], dtype="int64")
+    """Overlapping windows of max_length tokens over a segment longer than
+    that, whose cores partition it."""
     context = max_length // 8
     stride = max_length - 2 * context
     n_windows = 1 + -(-(end - start - max_length) // stride)

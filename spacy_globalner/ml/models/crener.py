@@ -111,7 +111,9 @@ def build_crener(
         or "grid+tags" (both, concatenated).
     RETURNS (Model[List[Doc], Tuple[List[Floats3d], Ints2d]]): One
         (length, length, 1 + n_tags) logit grid per window, and the window
-        plan. The pipe sets attrs["max_grid_length"], the longest window.
+        plan. The pipe sets attrs["max_grid_length"], the longest window,
+        and attrs["unsegmented_window"], the window over long text without
+        sentence boundaries.
     """
     settings = _settings_of(locals())
     return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, ARCHITECTURE)
@@ -224,14 +226,14 @@ def _build_crener(
         init=init,
         layers=[tok2vec, head],
         refs={"tok2vec": tok2vec, "head": head},
-        attrs={"max_grid_length": None},
+        attrs={"max_grid_length": None, "unsegmented_window": None},
     )
 
 
 def forward(model: Model[List[Doc], OutT], docs: List[Doc], is_train: bool) -> Tuple[OutT, Callable]:
     tok2vec, head = model.layers
     vectors, backprop_tok2vec = tok2vec(docs, is_train)
-    windows = plan_doc_windows(docs, model.attrs["max_grid_length"])
+    windows = plan_doc_windows(docs, model.attrs["max_grid_length"], model.attrs["unsegmented_window"])
     grids, backprop_head = head((vectors, windows), is_train)
 
     def backprop(d_grids: List[Floats3d]) -> List[Doc]:
@@ -248,13 +250,18 @@ def init(model: Model[List[Doc], OutT], X: Optional[List[Doc]] = None, Y=None) -
         return model
     tok2vec.initialize(X=X)
     vectors = tok2vec.predict(X)
-    head.initialize(X=(vectors, plan_doc_windows(X, model.attrs["max_grid_length"])))
+    windows = plan_doc_windows(X, model.attrs["max_grid_length"], model.attrs["unsegmented_window"])
+    head.initialize(X=(vectors, windows))
     return model
 
 
-def plan_doc_windows(docs: List[Doc], max_grid_length: Optional[int]) -> Ints2d:
+def plan_doc_windows(
+    docs: List[Doc], max_grid_length: Optional[int], unsegmented_window: Optional[int] = None
+) -> Ints2d:
     """The windows of a batch (see decoding.crener.windows): whole docs up to
-    max_grid_length tokens, longer ones cut at sentence boundaries where set.
+    max_grid_length tokens, longer ones cut at sentence boundaries where set,
+    and text longer than max_grid_length without a sentence boundary into
+    overlapping windows of unsegmented_window tokens (None: max_grid_length).
     """
     lengths = [len(doc) for doc in docs]
     if max_grid_length is None:
@@ -262,7 +269,7 @@ def plan_doc_windows(docs: List[Doc], max_grid_length: Optional[int]) -> Ints2d:
     sentence_starts = [
         _sentence_starts(doc) if len(doc) > max_grid_length else None for doc in docs
     ]
-    return plan_windows(lengths, sentence_starts, max_grid_length)
+    return plan_windows(lengths, sentence_starts, max_grid_length, unsegmented_window)
 
 
 def _sentence_starts(doc: Doc) -> Optional[numpy.ndarray]:

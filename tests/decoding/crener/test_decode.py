@@ -139,6 +139,28 @@ def test_plan_windows_splits_a_long_sentence():
     assert inside[0, 3] == 10 and inside[-1, 4] == 110 and (inside[1:, 3] == inside[:-1, 4]).all()
 
 
+def test_plan_windows_unsegmented_length():
+    """Text longer than max_length without a sentence boundary gets windows of
+    unsegmented_length (context // 8 either side, cores partitioning it); a
+    doc that fits, and packed sentences, keep max_length; a longer
+    unsegmented_length is held to max_length."""
+    sentences = numpy.asarray([0, 10, 20, 300])  # a 280-token sentence inside
+    plan = plan_windows([1000, 200, 310], [None, None, sentences], 256, 64)
+    unsegmented, fits, segmented = (plan[plan[:, 0] == doc] for doc in range(3))
+    assert (unsegmented[:, 2] - unsegmented[:, 1]).max() == 64 and len(unsegmented) == 21
+    assert unsegmented[0, 3] == 0 and unsegmented[-1, 4] == 1000
+    assert (unsegmented[1:, 3] == unsegmented[:-1, 4]).all()
+    assert (unsegmented[1:, 3] - unsegmented[1:, 1] == 8).all()  # 64 // 8 tokens of context
+    assert fits.tolist() == [[1, 0, 200, 0, 200]]
+    assert segmented[0, 1:5].tolist() == [0, 20, 0, 20]  # two whole sentences
+    assert segmented[-1, 1:5].tolist() == [300, 310, 300, 310]
+    long_sentence = segmented[1:-1]
+    assert (long_sentence[:, 2] - long_sentence[:, 1] <= 64).all()
+    assert long_sentence[0, 3] == 20 and long_sentence[-1, 4] == 300
+    numpy.testing.assert_array_equal(plan_windows([1000], [None], 64, 256), plan_windows([1000], [None], 64))
+    numpy.testing.assert_array_equal(plan_windows([1000], [None], 256, None), plan_windows([1000], [None], 256))
+
+
 def test_merge_drops_spans_at_cut_edges_and_keeps_each_span_once():
     windows = numpy.asarray([[0, 0, 8, 0, 6], [0, 4, 12, 6, 12], [1, 0, 3, 0, 3]])
     found = [
