@@ -1,5 +1,5 @@
 """Measure `spacy globalner annotate` as a batch job (not a test; docs/shipping.md
-quotes its output):
+links it). Each command prints one JSON line:
 
     python project/probes/annotate_at_scale.py rss --docs 1000000
     python project/probes/annotate_at_scale.py rss --docs 200000 --no-zones
