@@ -47,10 +47,8 @@ class BiLSTMContext(nn.Module):
         each direction of each layer one unidirectional LSTM over the batch
         (ml/torch/bilstm.py, which the tok2vec's BiLSTM encoder runs too). On
         CPU oneDNN runs a padded unidirectional LSTM forward and backward
-        several times faster than the native kernels run the packed BiLSTM
-        (37 sequences of 10-60 tokens: 17 ms against 32 ms; 8 of 60-120: 6
-        against 35), with no growth out of line with the length (one of 256
-        tokens: 3 ms against 50); project/probes/crener_speed_ab.py, lever
-        `lstm`, times whole updates.
+        faster than the native kernels run the packed BiLSTM, and its time
+        grows with the length as the packed one's does not;
+        project/probes/crener_speed_ab.py (lever `lstm`) times whole updates.
         """
         return bilstm_by_direction(self.lstm, X, lengths, batch_first=True)

@@ -60,9 +60,9 @@ def depthwise_convolution(convolution: nn.Conv2d, grid: torch.Tensor) -> torch.T
     their own, on which the dilated filter is an undilated one (padding 1).
     The phases are convolved as one batch and put back: the same products
     and sums, so the same function, but torch's CPU backward of a dilated
-    depthwise convolution is several times slower than the undilated one on
-    the phases: a whole GENIA training update gained 8%
-    (project/probes/crener_speed_ab.py, lever `phases`). Without
+    depthwise convolution is slower than the undilated one on the phases
+    (project/probes/crener_speed_ab.py, lever `phases`, times whole
+    updates). Without
     autograd the dilated convolution runs as it is: its forward is the
     faster of the two.
 
