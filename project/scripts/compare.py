@@ -268,9 +268,11 @@ def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
     return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning or None}
 
 
-def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto") -> str:
+def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto",
+                      warmup: int = 0) -> str:
     command = f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} --vars.seeds {seed}"
-    for var, value in (("compare_steps", steps), ("compare_train_limit", stats.get("train_limit", 0)),
+    for var, value in (("compare_steps", steps), ("compare_warmup", warmup),
+                       ("compare_train_limit", stats.get("train_limit", 0)),
                        ("compare_dev_limit", stats.get("dev_limit", 0)),
                        ("transformer", transformer if transformer != "auto" else None)):
         if value:
@@ -288,21 +290,22 @@ def train_and_measure(command: List[str], env: Dict[str, str]) -> float:
     return usage.ru_maxrss / 1024  # KiB on Linux
 
 
-def budget_name(steps: int, stats: Dict) -> str:
-    """'steps4000', 'steps1000-train3000': the budget and any cut of the corpus."""
-    name = f"steps{steps}"
+def budget_name(steps: int, stats: Dict, warmup: int = 0) -> str:
+    """'steps4000', 'steps1000-warmup100-train3000': the budget, a warm-up set
+    for it, and any cut of the corpus."""
+    name = f"steps{steps}" + (f"-warmup{warmup}" if warmup else "")
     for part in ("train", "dev"):
         if stats.get(f"{part}_limit"):
             name += f"-{part}{stats[f'{part}_limit']}"
     return name
 
 
-def run_id(corpus: str, name: str, steps: int, stats: Dict) -> Path:
+def run_id(corpus: str, name: str, steps: int, stats: Dict, warmup: int = 0) -> Path:
     """CORPUS/ENCODER/HEAD/BUDGET: the path of a run below the runs and training folders."""
     base, _ = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
     head = spacy_head or name
-    return Path(corpus) / package_config / head / budget_name(steps, stats)
+    return Path(corpus) / package_config / head / budget_name(steps, stats, warmup)
 
 
 def trained_already(output: Path, composed_text: str, command: List[str]) -> bool:
@@ -314,7 +317,7 @@ def trained_already(output: Path, composed_text: str, command: List[str]) -> boo
 
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
-    runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto",
+    runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto", warmup: int = 0,
 ) -> Path:
     base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
@@ -325,7 +328,7 @@ def run_seed(
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
     stats = read_json(corpus_dir / "stats.json")
     steps = steps or int(read(config_path)["training"]["max_steps"])
-    run = run_id(corpus, name, steps, stats)
+    run = run_id(corpus, name, steps, stats, warmup)
     output = training_dir / run / f"seed{seed}"
     output.mkdir(parents=True, exist_ok=True)
     train_stats_path = output / "train_stats.json"
@@ -336,7 +339,8 @@ def run_seed(
         "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
         "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "tune.spacy"),
         "--system.seed", str(seed), "--gpu-id", str(gpu_id),
-        *budget_overrides(config_path, steps), "--training.eval_frequency", str(steps), "--training.patience", "0",
+        *budget_overrides(config_path, steps, warmup),
+        "--training.eval_frequency", str(steps), "--training.patience", "0",
     ]
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
@@ -385,7 +389,7 @@ def run_seed(
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
                   "final_dev_score": trained.get("final_dev_score"), "peak_rss_mb": round(peak_rss_mb)},
         "started": started.isoformat(timespec="seconds"),
-        "command": reproduce_command(corpus, name, seed, steps, stats, transformer),
+        "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup),
         "train_command": shlex.join(command),
     }
     path = runs_dir / run / f"seed{seed}.json"
@@ -400,6 +404,7 @@ def main(
     corpus_dir: Path = Arg(..., help="train.spacy, dev.spacy and stats.json from corpus.py"),
     seeds: str = Opt("0,1,2", "--seeds", help="Seeds, separated by commas"),
     steps: int = Opt(0, "--steps", help="Update budget (0: the config's own max_steps)"),
+    warmup: int = Opt(0, "--warmup", help="Warm-up updates (0: the config's share of the budget)"),
     configs_dir: Path = Opt(Path("../configs"), "--configs-dir", help="The package's configs"),
     training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="Where the pipelines go"),
     runs_dir: Path = Opt(Path("benchmarks/runs"), "--runs-dir", help="Where the runs' JSON files go"),
@@ -415,7 +420,7 @@ def main(
         spacy.require_gpu(gpu_id)
     for seed in parse_seeds(seeds):
         path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
-                        steps, threads, gpu_id, transformer)
+                        steps, threads, gpu_id, transformer, warmup)
         scores = read_json(path)["scores"]
         print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
 

@@ -18,8 +18,9 @@ from typing import List
 from spacy.util import load_config
 
 
-def budget_overrides(config_path: Path, steps: int) -> List[str]:
-    """The `spacy train` overrides that set a budget of `steps` updates."""
+def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str]:
+    """The `spacy train` overrides that set a budget of `steps` updates, with
+    `warmup` of them warming up where given (else the config's share)."""
     training = load_config(config_path, interpolate=False)["training"]
     overrides = ["--training.max_steps", str(steps)]
     learn_rate = training["optimizer"].get("learn_rate")
@@ -27,7 +28,7 @@ def budget_overrides(config_path: Path, steps: int) -> List[str]:
         overrides += ["--training.optimizer.learn_rate.total_steps", str(steps)]
     if isinstance(learn_rate, dict) and "warmup_steps" in learn_rate:
         own_steps = int(training["max_steps"]) or steps
-        warmup = max(1, round(int(learn_rate["warmup_steps"]) * steps / own_steps))
+        warmup = warmup or max(1, round(int(learn_rate["warmup_steps"]) * steps / own_steps))
         overrides += ["--training.optimizer.learn_rate.warmup_steps", str(min(warmup, max(1, steps - 1)))]
     return overrides
 

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from thinc.api import Config
@@ -259,6 +260,16 @@ def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
     page = "\n".join(tables.compare_tables(groups))
     assert "| `crener` | 4,000 | `crener` | 3 | all spans | 73.0 (70.0-75.0) | 73.0 | 73.0 | 72.0 (69.0-74.0) |" in page
     assert "`runs/genia/crener/spancat/steps4000/seed{0,1,2}.json`" in page
+
+
+def test_a_run_path_names_the_head_encoder_and_budget():
+    stats = {"train_limit": 3000, "dev_limit": 0}
+    assert compare.run_id("genia", "spancat@crener", 4000, {}) == Path("genia/crener/spancat/steps4000")
+    assert compare.run_id("genia", "global_pointer_trf,head_lr_scale=5", 1000, stats, warmup=100) == Path(
+        "genia/global_pointer_trf/global_pointer_trf,head_lr_scale=5/steps1000-warmup100-train3000")
+    assert compare.reproduce_command("genia", "ner", 1, 1000, stats, warmup=100) == (
+        "spacy project run compare project/ --vars.corpus genia --vars.config ner --vars.seeds 1 "
+        "--vars.compare_steps 1000 --vars.compare_warmup 100 --vars.compare_train_limit 3000")
 
 
 def test_the_dev_halves_alternate_and_cover_dev(tmp_path):

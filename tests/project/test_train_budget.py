@@ -41,3 +41,5 @@ def test_the_warm_up_keeps_its_share_of_the_budget():
     assert overrides[overrides.index("--training.optimizer.learn_rate.warmup_steps") + 1] == "50"
     overrides = train_budget.budget_overrides(REPO_ROOT / "configs" / "global_pointer.cfg", 4000)
     assert overrides[overrides.index("--training.optimizer.learn_rate.warmup_steps") + 1] == "250"
+    overrides = train_budget.budget_overrides(REPO_ROOT / "configs" / "global_pointer_trf.cfg", 1000, warmup=100)
+    assert overrides[overrides.index("--training.optimizer.learn_rate.warmup_steps") + 1] == "100"
