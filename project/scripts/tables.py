@@ -1,6 +1,7 @@
 """Write every results table from the `compare` workflow's JSON files.
 
 python scripts/tables.py RUNS_DIR BENCHMARKS_MD README_TABLE_MD [--readme README_MD]
+    [--speed benchmarks/speed]
 
 Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
 
@@ -14,7 +15,9 @@ Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
   for the transformer ones): each package head beside spaCy's head trained on
   the same encoder, optimizer, schedule, batcher, budget and data, the
   difference of their mean F, and a verdict that claims a difference only
-  where it is at least MIN_GAP F over at least MIN_SEEDS seeds each.
+  where it is at least MIN_GAP F over at least MIN_SEEDS seeds each; where
+  `measure.py pipeline-speed` timed both pipelines side by side (--speed:
+  SPEED_DIR/CORPUS.json), their predict words/s.
 """
 import os
 import re
@@ -180,33 +183,59 @@ def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Grou
     return found
 
 
-def fair_table(groups: Dict[Key, Group], transformer: bool, link: str) -> List[str]:
+def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
+    """(corpus, ENCODER/HEAD/BUDGET) -> predict words/s, from measure.py pipeline-speed's JSON files."""
+    found: Dict[Tuple[str, str], Dict] = {}
+    for path in sorted(speed_dir.glob("*.json")) if speed_dir is not None and speed_dir.exists() else []:
+        measured = srsly.read_json(path)
+        for run, figures in measured["pipelines"].items():
+            found[(measured["corpus"], run)] = {**figures, "path": path.name, "command": measured["command"]}
+    return found
+
+
+def speed_cell(head: Group, baseline: Group, speed: Dict[Tuple[str, str], Dict]) -> str:
+    """'37,130 / 6,201': both pipelines' predict words/s, where one run timed them side by side."""
+    ours, theirs = (speed.get((group.key.corpus, "/".join(group.key[1:]))) for group in (head, baseline))
+    if ours is None or theirs is None or ours["path"] != theirs["path"]:
+        return "-"
+    return f"{ours['words_per_second']:,.0f} / {theirs['words_per_second']:,.0f}"
+
+
+def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
+               speed: Optional[Dict[Tuple[str, str], Dict]] = None) -> List[str]:
+    speed = speed or {}
     rows = pairs(groups, transformer)
     if not rows:
         config = "global_pointer_trf" if transformer else "global_pointer"
         return ["No pair of runs yet: `spacy project run compare project/ --vars.corpus genia "
                 f"--vars.config {config}` and `--vars.config spancat@{config}`."]
+    spacy_config = "`spacy init config" + (" -G`" if transformer else "`")
     lines = [
-        "Each package head beside spaCy's head trained by the `compare` workflow on the **same encoder, optimizer,",
-        "schedule, batcher, budget and data** (the package config named in the encoder column; spaCy's head as",
-        "`spacy init config` writes it" + (", `-G`" if transformer else "") + "). F in % on the reporting half of dev"
-        " (its odd-numbered docs), model-last, mean (min-max) over",
-        "the seeds; every threshold (`global_pointer`'s, `crener`'s, `spancat`'s) chosen on the tuning half (the",
-        "even-numbered docs), which no table reports. All spans: every gold entity, nested ones included;",
-        f"`doc.ents`: the flat layer against the outermost gold layer. A gap under {MIN_GAP:.0f} F, or one shown on",
-        f"fewer than {MIN_SEEDS} seeds each, is not claimed. Each row's runs, P, R and commands:",
-        f"[project/BENCHMARKS.md]({link}).", "",
-        "| corpus | score | encoder of | updates | head | F | spaCy head | F | head - spaCy | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
+        "Each package head beside spaCy's head trained by the `compare` workflow on the **same encoder,",
+        "optimizer, schedule, batcher, budget and data** (the package config named in the encoder column;",
+        f"spaCy's head as {spacy_config} writes it). F in % on the reporting half of dev (its odd-numbered",
+        "docs), model-last, mean (min-max) over the seeds; every threshold (`global_pointer`'s, `crener`'s,",
+        "`spancat`'s) chosen on the tuning half (the even-numbered docs), which no table reports. All spans:",
+        "every gold entity, nested ones included; `doc.ents`: the flat layer against the outermost gold layer.",
+        f"A gap under {MIN_GAP:.0f} F, or one shown on fewer than {MIN_SEEDS} seeds each, is not claimed. "
+        "Predict words/s: seed 0's",
+        "pipelines taking turns in one process, one thread, on the reporting half (CPU time). Each row's runs,",
+        f"P, R and commands: [project/BENCHMARKS.md]({link}).", "",
+        "| corpus | score | encoder of | updates | head | F | spaCy head | F | head - spaCy | verdict "
+        "| predict words/s, head / spaCy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
     for head, baseline, view in rows:
         gap, what = verdict(head, baseline, view)
         seeds = f"{len(head.seeds)} / {len(baseline.seeds)}"
         lines.append(
             f"| {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[view]} | {encoder_label(head.key.encoder)} "
             f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {head.f(view)} "
-            f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) |")
+            f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) "
+            f"| {speed_cell(head, baseline, speed)} |")
+    commands = sorted({figures["command"] for figures in speed.values()})
     lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
-              f"[project/BENCHMARKS.md]({link})."]
+              f"[project/BENCHMARKS.md]({link}).",
+              *(f"Predict words/s: `{command}` (in project/)." for command in commands)]
     return lines
 
 
@@ -262,11 +291,13 @@ def main(
     benchmarks_md: Path = Arg(..., help="The page whose <!-- compare:start/end --> block gets every run"),
     readme_table: Path = Arg(..., help="Where the fair comparison tables go"),
     readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- results(-trf):start/end --> markers"),
+    speed_dir: Optional[Path] = Opt(None, "--speed", help="measure.py pipeline-speed's CORPUS.json files"),
     # fmt: on
 ):
     groups = read_runs(runs_dir)
+    speed = read_speed(speed_dir)
     link = Path(os.path.relpath(benchmarks_md.resolve(), readme_table.resolve().parent)).as_posix()
-    cpu, trf = fair_table(groups, False, link), fair_table(groups, True, link)
+    cpu, trf = fair_table(groups, False, link, speed), fair_table(groups, True, link, speed)
     readme_table.write_text("\n".join(cpu + ["", "On a transformer:", ""] + trf) + "\n", encoding="utf8")
     text = replace_block(benchmarks_md.read_text(encoding="utf8"), "compare", compare_tables(groups))
     if text is None:
@@ -276,8 +307,8 @@ def main(
     if readme is not None and readme.exists():
         text = readme.read_text(encoding="utf8")
         readme_link = Path(os.path.relpath(benchmarks_md.resolve(), readme.resolve().parent)).as_posix()
-        for name, lines in (("results", fair_table(groups, False, readme_link)),
-                            ("results-trf", fair_table(groups, True, readme_link))):
+        for name, lines in (("results", fair_table(groups, False, readme_link, speed)),
+                            ("results-trf", fair_table(groups, True, readme_link, speed))):
             replaced = replace_block(text, name, lines)
             if replaced is None:
                 print(f"{readme} has no <!-- {name}:start --> ... <!-- {name}:end --> block: left as it is")

@@ -232,17 +232,25 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
         fake_run("germeval2014", "lcrf_ner", "lcrf_ner", 0, 0.600, nested=True),
         fake_run("germeval2014", "lcrf_ner", "ner", 0, 0.595, nested=True),
     ])
-    lines = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md")
+    speed = tmp_path.parent / "speed"
+    speed.mkdir()
+    (speed / "genia.json").write_text(json.dumps({
+        "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia x", "pipelines": {
+            "global_pointer/global_pointer/steps4000": {"words_per_second": 30000.0},
+            "global_pointer/spancat/steps4000": {"words_per_second": 5000.0}}}))
+    lines = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md",
+                              speed=tables.read_speed(speed))
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
     assert rows == [
         "| GENIA | all spans | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.0 | `global_pointer` ahead (seeds 3 / 3) |",
+        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.0 | `global_pointer` ahead (seeds 3 / 3) | 30,000 / 5,000 |",
         "| GENIA | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `ner` | 70.0 | +6.0 | `global_pointer` ahead on 1 seed: not yet a claim (seeds 3 / 1) |",
+        "| spaCy `ner` | 70.0 | +6.0 | `global_pointer` ahead on 1 seed: not yet a claim (seeds 3 / 1) | - |",
         "| GermEval 2014 | `doc.ents` | `lcrf_ner.cfg` | 4,000 | `lcrf_ner` | 60.0 "
-        "| spaCy `ner` | 59.5 | +0.5 | level: within what seeds move (seeds 1 / 1) |",
+        "| spaCy `ner` | 59.5 | +0.5 | level: within what seeds move (seeds 1 / 1) | - |",
         "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 30.0 "
-        "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) |"]
+        "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) | - |"]
+    assert "Predict words/s: `python scripts/measure.py pipeline-speed genia x` (in project/)." in lines
     assert tables.fair_table(tables.read_runs(tmp_path), transformer=True, link="B.md")[0].startswith("No pair")
 
 
