@@ -5,9 +5,8 @@ torch.nn.LSTM over a padded batch starts the backward direction of every
 sequence shorter than the longest one from the padding, so a doc's vectors
 (and the entities found from them) change with the batch it shares. Packing
 the batch fixes that, but on the CPU torch runs packed sequences on its
-native kernels, not oneDNN's: one layer of width 96, forward and backward
-over 40 sequences of 5-60 tokens, took 2.4x as long (0.51-0.54 s against
-0.21-0.27 s for 20 passes, one thread). Here each direction runs over a
+native kernels, not oneDNN's, which are several times slower there
+(project/probes/encoder_speed.py measures both). Here each direction runs over a
 dense batch whose padding comes after every sequence's own tokens: the
 forward direction over the batch as it is, the backward one over each
 sequence reversed within its own length, with the weights of one

@@ -5,8 +5,8 @@ each token's position inside its doc.
 Only the band of spans up to `width` tokens long is scored, so memory grows as
 O(tokens * width * labels) rather than O(tokens^2 * labels). The band's last
 rows of each doc hold cells whose span would cross into the next doc: they are
-not masked here (a pass over the whole band, 4% of the head's prediction
-time) but left out by the decoder and the loss, which know the doc lengths.
+not masked here (that would be one more pass over the whole band) but left
+out by the decoder and the loss, which know the doc lengths.
 """
 import warnings
 from typing import Tuple
