@@ -100,10 +100,10 @@ def test_compare_writes_one_json_per_seed(project):
     assert trained["spancat"]["components"]["tok2vec"] == trained["global_pointer"]["components"]["tok2vec"]
     assert trained["spancat"]["nlp"]["pipeline"] == ["tok2vec", "spancat"]
     assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
-    # the same run again is scored again, not trained again
+    # the same run again (forced: the project would skip it) is scored again, not trained again
     before = (runs / "spancat" / RUN / "seed2.json").read_text()
     out = run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat",
-                      "--vars.seeds", "2", *SMALL)
+                      "--vars.seeds", "2", *SMALL, "--force")
     assert "scoring it again" in out
     assert json.loads(before)["started"] == json.loads((runs / "spancat" / RUN / "seed2.json").read_text())["started"]
     # the trained pipelines' predict speed side by side, and peak memory of training on the same batches
