@@ -155,7 +155,7 @@ def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
     gap = ours - theirs
     seeds = min(len(head.seeds), len(baseline.seeds))
     winner = head_label(head) if gap > 0 else head_label(baseline)
-    if abs(gap) < MIN_GAP:
+    if abs(round(gap, 1)) < MIN_GAP:  # as the table shows it
         what = "level: within what seeds move"
     elif seeds < MIN_SEEDS:
         what = f"{winner} ahead on {seeds} seed{'s' * (seeds > 1)}: not yet a claim"
