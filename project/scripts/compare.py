@@ -262,9 +262,15 @@ def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
         chosen = tune(nlp, model, tune_path, target)
         if chosen is None:
             break
-        tuning[target] = chosen
+        # A threshold is chosen per target; per-label calibration (no
+        # scores_key) is one choice that every target shares.
+        shared = "scores_key" not in chosen
+        covered = targets if shared else [target]
+        tuning.update({each: chosen for each in covered})
         scores = views(evaluate_pipeline(nlp, report, "sc", nested))
-        tuned.update({view: scores[view] for view in TUNED_VIEWS[target] if view in scores})
+        tuned.update({view: scores[view] for each in covered for view in TUNED_VIEWS[each] if view in scores})
+        if shared:
+            break
     return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning or None}
 
 

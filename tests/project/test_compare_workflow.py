@@ -293,3 +293,39 @@ def test_the_dev_halves_alternate_and_cover_dev(tmp_path):
     halves = {name: [doc[0].text for doc in DocBin().from_disk(tmp_path / f"{name}.spacy").get_docs(vocab)]
               for name in ("tune", "report")}
     assert halves == {"tune": ["w0", "w2", "w4", "w6"], "report": ["w1", "w3", "w5"]}
+
+
+def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_path):
+    """crener's `calibrate` has no target: one calibration on the tuning half
+    is reported on every view; a find-threshold head is tuned per target."""
+    import evaluate
+    import spacy
+
+    class Pipeline:
+        pipe_names = ["tok2vec", "head"]
+
+        def __init__(self, factory):
+            self.factory = factory
+
+        def get_pipe_meta(self, name):
+            return type("Meta", (), {"factory": self.factory})
+
+    calls = []
+
+    def fake_tune(nlp, model, tune_path, target):
+        calls.append(target)
+        if nlp.factory == "crener":
+            return {"tool": "spacy globalner calibrate", "thresholds": {"DNA": 1.0}}
+        return {"tool": "find-threshold", "scores_key": target, "threshold": 0.3}
+
+    views_seen = {"spans": {"f": 0.5}, "ents": {"f": 0.4}, "outer": {"f": 0.4}}
+    monkeypatch.setattr(compare, "tune", fake_tune)
+    monkeypatch.setattr(compare, "views", lambda scores: dict(views_seen))
+    monkeypatch.setattr(evaluate, "evaluate_pipeline", lambda *args: {})
+    for factory, expected_calls in (("crener", ["spans_sc_f"]), ("global_pointer", ["spans_sc_f", "ents_f"])):
+        monkeypatch.setattr(spacy, "load", lambda model, factory=factory: Pipeline(factory))
+        calls.clear()
+        scored = compare.score(tmp_path, tmp_path, nested=True)
+        assert calls == expected_calls
+        assert set(scored["tuning"]) == {"spans_sc_f", "ents_f"}
+        assert set(scored["scores"]) == set(views_seen)
