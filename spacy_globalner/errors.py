@@ -302,6 +302,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "({why}): the learning rate would still be warming up when training "
             "ends and never reach its peak. Shorten the warm-up, e.g. --{path} "
             "{suggested} (a tenth of the run), or train longer.")
+    E443 = ("spacy-globalner.release_memory.v1: every = {value!r}; give a whole "
+            "number of updates of at least 1 (1: release freed memory before "
+            "every update), or set [training] before_update = null to leave it out.")
     # annotating corpora (spacy globalner annotate, scale/): E500-E519
     E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
             "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")
