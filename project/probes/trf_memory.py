@@ -14,7 +14,8 @@ that stage alone (Linux's VmHWM, reset between stages through
   transformer loaded from disk, the labels);
 - train at each batcher `size` (padded words per batch, the configs ship
   2000), in ascending order: UPDATES updates with the config's optimizer and
-  dropout on batches the config's batcher makes from TRAIN at that size;
+  dropout on batches the config's batcher makes from TRAIN at that size
+  (epoch after epoch);
 - predict: DEV through nlp.pipe at the config's nlp.batch_size, what spaCy's
   evaluation does at each eval_frequency.
 
@@ -23,7 +24,8 @@ update, as `spacy-globalner.release_memory.v1` in the `_trf` configs'
 `[training.before_update]` does in `spacy train`.
 
 Memory a stage frees goes back to the allocator, not always to the system, so
-a stage's peak is at least the resident memory it started from (given beside it).
+a stage's peak is at least the resident memory it started from (given beside it);
+with --release-every, freed memory is released before each stage too.
 """
 import json
 import re
@@ -50,9 +52,17 @@ def memory_mib() -> dict:
     return {"rss_mib": field("VmRSS"), "peak_mib": field("VmHWM")}
 
 
-def reset_peak() -> int:
+def reset_peak(release: bool = False) -> int:
+    if release:
+        release_freed_memory()
     Path("/proc/self/clear_refs").write_text("5")
     return memory_mib()["rss_mib"]
+
+
+def epochs(batcher, train_corpus, nlp):
+    """The batcher's batches over TRAIN, epoch after epoch."""
+    while True:
+        yield from batcher(train_corpus(nlp))
 
 
 def main(
@@ -78,10 +88,10 @@ def main(
     optimizer, dropout = training["optimizer"], training["dropout"]
     batcher_block = dict(nlp.config["training"]["batcher"])
     for size in [int(item) for item in sizes.split(",")]:
-        start = reset_peak()
+        start = reset_peak(release=bool(release_every))
         batcher = registry.resolve({"batcher": {**batcher_block, "size": size}})["batcher"]
         padded, rss_by_update, begun, done = [], [], time.perf_counter(), 0
-        for batch in batcher(train_corpus(nlp)):
+        for batch in epochs(batcher, train_corpus, nlp):
             if done == updates:
                 break
             padded.append(len(batch) * max(len(example.reference) for example in batch))
@@ -93,7 +103,7 @@ def main(
         stages.append({"stage": "train", "size": size, "updates": done, "largest_batch_padded_words": max(padded),
                        "seconds_per_update": (time.perf_counter() - begun) / max(done, 1),
                        "rss_at_start_mib": start, "rss_after_each_update_mib": rss_by_update, **memory_mib()})
-    start = reset_peak()
+    start = reset_peak(release=bool(release_every))
     docs = [example.reference.copy() for example in Corpus(str(dev_path))(nlp)]
     words = sum(len(doc) for doc in docs)
     begun = time.perf_counter()

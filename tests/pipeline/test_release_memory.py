@@ -53,9 +53,9 @@ def test_a_bad_every_names_the_value_and_the_way_out(every):
 
 
 @pytest.mark.parametrize("name", ["global_pointer_trf", "crener_trf", "lcrf_ner_trf", "cse_ner_trf"])
-def test_the_transformer_configs_release_memory_every_ten_updates(name):
+def test_the_transformer_configs_release_memory_before_each_update(name):
     config = load_config(CONFIGS / f"{name}.cfg", interpolate=False)
     block = config["training"]["before_update"]
-    assert block == {"@callbacks": "spacy-globalner.release_memory.v1", "every": 10}
+    assert block == {"@callbacks": "spacy-globalner.release_memory.v1", "every": 1}
     callback = registry.resolve({"before_update": block})["before_update"]
     assert callable(callback)
