@@ -232,7 +232,9 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
             f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {head.f(view)} "
             f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) "
             f"| {speed_cell(head, baseline, speed)} |")
-    commands = sorted({figures["command"] for figures in speed.values()})
+    timed = [speed.get((group.key.corpus, "/".join(group.key[1:]))) for head, baseline, _ in rows
+             for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"]
+    commands = sorted({figures["command"] for figures in timed if figures})
     lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
               f"[project/BENCHMARKS.md]({link}).",
               *(f"Predict words/s: `{command}` (in project/)." for command in commands)]

@@ -238,6 +238,9 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
         "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia x", "pipelines": {
             "global_pointer/global_pointer/steps4000": {"words_per_second": 30000.0},
             "global_pointer/spancat/steps4000": {"words_per_second": 5000.0}}}))
+    (speed / "wnut17_trf.json").write_text(json.dumps({  # pipelines of no row of this table
+        "corpus": "wnut17", "command": "python scripts/measure.py pipeline-speed wnut17 trf", "pipelines": {
+            "global_pointer_trf/global_pointer_trf/steps1000": {"words_per_second": 1000.0}}}))
     lines = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md",
                               speed=tables.read_speed(speed))
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
@@ -251,6 +254,7 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
         "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 30.0 "
         "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) | - |"]
     assert "Predict words/s: `python scripts/measure.py pipeline-speed genia x` (in project/)." in lines
+    assert not any("pipeline-speed wnut17 trf" in line for line in lines)
     assert tables.fair_table(tables.read_runs(tmp_path), transformer=True, link="B.md")[0].startswith("No pair")
 
 
