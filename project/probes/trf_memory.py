@@ -79,7 +79,10 @@ def main(
     torch.set_num_threads(1)
     overrides = {"paths.train": str(train_path), "paths.dev": str(dev_path),
                  "paths.transformer": resolve_transformer(transformer),
-                 "training.logger": {"@loggers": "spacy.ConsoleLogger.v1"}}
+                 "training.logger": {"@loggers": "spacy.ConsoleLogger.v1"},
+                 # the probe releases memory itself (--release-every); a composed
+                 # config's own timing callback is the benchmark's
+                 "training.before_update": None}
     config = load_config(config_path, overrides=overrides, interpolate=False)
     nlp = init_nlp(config)
     stages = [{"stage": "initialize", **memory_mib()}]
