@@ -255,6 +255,10 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
         "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) | - |"]
     assert "Predict words/s: `python scripts/measure.py pipeline-speed genia x` (in project/)." in lines
     assert not any("pipeline-speed wnut17 trf" in line for line in lines)
+    short = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md",
+                              speed=tables.read_speed(speed), explain=False)
+    assert short[0].startswith("Made as the table above") and [line for line in short if line.startswith("| ")
+                                                              and not line.startswith("| corpus")] == rows
     assert tables.fair_table(tables.read_runs(tmp_path), transformer=True, link="B.md")[0].startswith("No pair")
 
 
