@@ -18,6 +18,9 @@ Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
   where it is at least MIN_GAP F over at least MIN_SEEDS seeds each; where
   `measure.py pipeline-speed` timed both pipelines side by side (--speed:
   SPEED_DIR/CORPUS.json), their predict words/s.
+- BENCHMARKS_MD, between <!-- claims:start/end -->: the papers' claims
+  (CLAIMS), each as two package heads run on the same transformer, data and
+  budget, with the same verdict rule.
 """
 import os
 import re
@@ -39,6 +42,29 @@ TRANSFORMER_SUFFIX = "_trf"
 OWN_LAYERS = {"crener": "crener adds a BiLSTM of its own in the head"}
 MIN_GAP = 1.0
 MIN_SEEDS = 3
+
+
+class Claim(NamedTuple):
+    """A paper's claim as two package heads, each an ENCODER/HEAD run folder."""
+    paper: str
+    says: str
+    head: str
+    against: str
+    view: str = "ents"
+
+
+# The papers' claims on the transformer, each pair at one head learning rate
+# (20 x the encoder's: lcrf_ner_trf and cse_ner_trf ship it).
+CLAIMS = [
+    Claim("GlobalPointer (Su et al.)", "a span pointer beats a CRF over the same encoder",
+          "global_pointer_trf/global_pointer_trf,head_lr_scale=20", "lcrf_ner_trf/lcrf_ner_trf,transitions=crf"),
+    Claim("Zöllner et al.", "learned penalties on forbidden transitions beat a plain CRF",
+          "lcrf_ner_trf/lcrf_ner_trf", "lcrf_ner_trf/lcrf_ner_trf,transitions=crf"),
+    Claim("Zöllner et al.", "CSE tagging beats IOB tagging under LCRF_NER",
+          "cse_ner_trf/cse_ner_trf", "lcrf_ner_trf/lcrf_ner_trf"),
+]
+# What two runs of different package configs must share to be set side by side.
+SHARED = ("transformer", "budget", "data")
 
 
 class Key(NamedTuple):
@@ -287,6 +313,55 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
     return lines
 
 
+def claim_pairs(groups: Dict[Key, Group], claims: List[Claim]) -> List[Tuple[Claim, Group, Group]]:
+    """(claim, its head's runs, the runs it is set against) wherever both ran on
+    one corpus and budget with the same transformer and data."""
+    found = []
+    order = corpus_order({key.corpus for key in groups})
+    for claim in claims:
+        for key in sorted(groups, key=lambda key: (order.index(key.corpus), key.budget)):
+            if "/".join(key[1:3]) != claim.head:
+                continue
+            encoder, head = claim.against.split("/")
+            against = groups.get(key._replace(encoder=encoder, head=head))
+            if against is None:
+                continue
+            ours, theirs = groups[key], against
+            if all(ours.runs[0].get(field) == theirs.runs[0].get(field) for field in SHARED):
+                found.append((claim, ours, theirs))
+    return found
+
+
+CLAIMS_HEADER = [
+    "| paper | claims | corpus | score | updates | head | F | P / R | against | F | P / R | difference | verdict |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def claims_table(groups: Dict[Key, Group], claims: List[Claim] = CLAIMS) -> List[str]:
+    rows = claim_pairs(groups, claims)
+    lines = [
+        "Each claim as two package heads trained by the `compare` workflow on the same transformer, data,",
+        "optimizer, schedule, batcher and budget, both heads at 20 x the encoder's learning rate; F in % on",
+        "the reporting half of dev, thresholds (where a head has one) chosen on the tuning half. A gap under",
+        f"{MIN_GAP:.0f} F, or one shown on fewer than {MIN_SEEDS} seeds each, is not claimed.", "",
+        *(CLAIMS_HEADER if rows else [])]
+    for claim, head, against in rows:
+        gap, what = verdict(head, against, claim.view)
+        cells = [f"{group.f(claim.view)} | {group.figure(claim.view, 'p')} / {group.figure(claim.view, 'r')}"
+                 for group in (head, against)]
+        lines.append(
+            f"| {claim.paper} | {claim.says} | {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[claim.view]} "
+            f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {cells[0]} | {head_label(against)} "
+            f"| {cells[1]} | {gap} | {what} (seeds {len(head.seeds)} / {len(against.seeds)}) |")
+    missing = [claim for claim in claims if not any(row[0] is claim for row in rows)]
+    if rows and missing:
+        lines.append("")
+    lines += [f"- Not run yet: {claim.paper}, {claim.says} (`spacy project run compare project/ --vars.config "
+              f"{claim.head.split('/')[1]}` and `--vars.config {claim.against.split('/')[1]}`, on one corpus "
+              "and budget)." for claim in missing]
+    return lines
+
+
 def replace_block(text: str, name: str, lines: List[str]) -> Optional[str]:
     """TEXT with the lines between <!-- NAME:start --> and <!-- NAME:end --> replaced, or None without markers."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
@@ -314,6 +389,7 @@ def main(
     text = replace_block(benchmarks_md.read_text(encoding="utf8"), "compare", compare_tables(groups))
     if text is None:
         raise SystemExit(f"{benchmarks_md} has no <!-- compare:start --> ... <!-- compare:end --> block")
+    text = replace_block(text, "claims", claims_table(groups)) or text
     benchmarks_md.write_text(text, encoding="utf8")
     print(f"wrote {benchmarks_md} and {readme_table}")
     if readme is not None and readme.exists():

@@ -337,3 +337,30 @@ def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_
         assert calls == expected_calls
         assert set(scored["tuning"]) == {"spans_sc_f", "ents_f"}
         assert set(scored["scores"]) == set(views_seen)
+
+
+def test_a_papers_claim_sets_two_package_heads_side_by_side_only_on_one_transformer(tmp_path):
+    """A claim pairs two package configs' runs on one corpus and budget, and
+    only where they fine-tuned the same transformer on the same data; a claim
+    with no pair says which runs it needs."""
+    import tables
+
+    def trf_run(encoder, head, seed, f, transformer="minilm"):
+        return {**fake_run("wnut17", encoder, head, seed, f, nested=False, steps=1000), "transformer": transformer}
+
+    write_runs(tmp_path, [
+        *(trf_run("global_pointer_trf", "global_pointer_trf,head_lr_scale=20", seed, f)
+          for seed, f in enumerate((0.60, 0.61, 0.62))),
+        *(trf_run("lcrf_ner_trf", "lcrf_ner_trf,transitions=crf", seed, f)
+          for seed, f in enumerate((0.55, 0.56, 0.57))),
+        trf_run("lcrf_ner_trf", "lcrf_ner_trf", 0, 0.99, transformer="another-bert"),
+    ])
+    lines = tables.claims_table(tables.read_runs(tmp_path))
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| paper")]
+    assert rows == [
+        "| GlobalPointer (Su et al.) | a span pointer beats a CRF over the same encoder | WNUT-17 | `doc.ents` "
+        "| 1,000 | `global_pointer_trf`, `head_lr_scale=20` | 61.0 (60.0-62.0) | 61.0 / 61.0 "
+        "| `lcrf_ner_trf`, `transitions=crf` | 56.0 (55.0-57.0) | 56.0 / 56.0 | +5.0 "
+        "| `global_pointer_trf`, `head_lr_scale=20` ahead (seeds 3 / 3) |"]
+    missing = [line for line in lines if line.startswith("- Not run yet")]
+    assert len(missing) == 2 and "--vars.config cse_ner_trf` and `--vars.config lcrf_ner_trf`" in missing[1]
