@@ -22,9 +22,9 @@ tuning half of dev (tune.spacy), with patience off, so no early stop cuts one
 side's budget, and is scored on the reporting half (report.spacy) twice: at the config's
 settings, and with its threshold chosen on the tuning half, for each score
 the run is judged on (all spans, doc.ents), by the tool the head ships with
-(`spacy find-threshold` for spancat's and global_pointer's threshold,
-`spacy globalner calibrate` for crener's per-label thresholds; ner, lcrf_ner
-and cse_ner have none).
+(`spacy find-threshold` for spancat's, global_pointer's and cse_ner's
+threshold, `spacy globalner calibrate` for crener's per-label thresholds;
+ner and lcrf_ner have none).
 
 A run's path names what ran: RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json,
 ENCODER the package config whose encoder, optimizer and schedule it used, HEAD
@@ -217,12 +217,16 @@ def views(scores: Dict) -> Dict:
     return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
 
 
+# Heads whose one `threshold` spacy find-threshold tunes (docs/thresholds.md).
+FIND_THRESHOLD = ("spancat", "global_pointer", "cse_ner")
+
+
 def tune(nlp, model: Path, tune_path: Path, scores_key: str) -> Optional[Dict]:
     """Choose the head's threshold for SCORES_KEY on the tuning half with the
     tool it ships with and set it on NLP; None for a head without one."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
-    if nlp.get_pipe_meta(name).factory in ("spancat", "global_pointer"):
+    if nlp.get_pipe_meta(name).factory in FIND_THRESHOLD:
         from spacy.cli.find_threshold import find_threshold
 
         best, best_score, _ = find_threshold(str(model), tune_path, name, "threshold", scores_key,

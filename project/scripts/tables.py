@@ -282,8 +282,8 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
         "Every run of the `compare` workflow, by corpus and by the package config whose encoder, optimizer,",
         "schedule, batcher and budget it trained with. P/R/F in % on the reporting half of dev (odd-numbered",
         "docs), model-last. F: at the threshold chosen on the tuning half (even-numbered docs) by the head's",
-        "own tool (`spacy find-threshold` for `global_pointer` and `spancat`, `spacy globalner calibrate` for",
-        "`crener`; the others have none), mean (min-max) over the seeds; F at default: the config's own setting.",
+        "own tool (`spacy find-threshold` for `global_pointer`, `spancat` and `cse_ner`, `spacy globalner calibrate`",
+        "for `crener`; the others have none), mean (min-max) over the seeds; F at default: the config's own setting.",
         "Train words/s leave out evaluation; two runs shared the 2 cores, so they are not a side-by-side timing.",
         ""]
     for corpus in corpus_order({key.corpus for key in groups}):

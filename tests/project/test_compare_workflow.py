@@ -364,3 +364,26 @@ def test_a_papers_claim_sets_two_package_heads_side_by_side_only_on_one_transfor
         "| `global_pointer_trf`, `head_lr_scale=20` ahead (seeds 3 / 3) |"]
     missing = [line for line in lines if line.startswith("- Not run yet")]
     assert len(missing) == 2 and "--vars.config cse_ner_trf` and `--vars.config lcrf_ner_trf`" in missing[1]
+
+
+@pytest.mark.parametrize("name,chosen", [("global_pointer", True), ("cse_ner", True), ("lcrf_ner", False)])
+def test_every_head_with_a_threshold_has_it_chosen_on_the_tuning_half(name, chosen, tmp_path):
+    """compare tunes each head's threshold with the tool docs/thresholds.md
+    names for it (find-threshold for global_pointer and cse_ner); lcrf_ner
+    has none. The chosen threshold is set on the pipeline that is scored."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
+
+    model = trained_dir(name)
+    tune_path = tmp_path / "tune.spacy"
+    DocBin(docs=genia_docs(spacy.blank("en"), limit=30, path=GENIA_DEV), store_user_data=True).to_disk(tune_path)
+    nlp = spacy.load(model)
+    tuning = compare.tune(nlp, model, tune_path, "ents_f")
+    if not chosen:
+        assert tuning is None
+        return
+    assert tuning["tool"].startswith("spacy find-threshold") and tuning["scores_key"] == "ents_f"
+    assert 0.0 <= tuning["threshold"] <= 1.0
+    assert nlp.get_pipe(name).cfg["threshold"] == tuning["threshold"]
