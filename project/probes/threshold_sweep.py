@@ -3,10 +3,13 @@ thresholds, on the first half of a dev corpus (devA), its second half (devB)
 and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
 
     python project/probes/threshold_sweep.py MODEL DEV_SPACY OUTPUT_JSON 0.5 0.3775 0.2689
+        [--ents-filter spacy-globalner.highest_score_filter.v1]
 
 Per-label calibrated thresholds are set aside, so `threshold` alone decides:
 for global_pointer a probability (the score a span must reach), for crener a
 margin (docs/thresholds.md).
+--ents-filter loads the pipeline with another `ents_filter` (global_pointer),
+which decides doc.ents from the spans that pass the threshold.
 Choose a default on devA of every corpus, report it on devB: the way the
 default thresholds of the shipped configs were chosen (project/BENCHMARKS.md,
 decision records).
@@ -24,8 +27,9 @@ from spacy_globalner.cli.calibrate import _component_name
 METRICS = ("spans_sc_f", "spans_sc_p", "spans_sc_r", "ents_f", "ents_p", "ents_r")
 
 
-def main(model: str, dev_path: str, output_path: str, thresholds: List[float]) -> None:
-    nlp = spacy.load(model)
+def main(model: str, dev_path: str, output_path: str, thresholds: List[float], ents_filter: str = "") -> None:
+    overrides = {"components": {"global_pointer": {"ents_filter": {"@misc": ents_filter}}}} if ents_filter else {}
+    nlp = spacy.load(model, config=overrides)
     pipe = nlp.get_pipe(_component_name(nlp, None, model))  # the one with a threshold, as calibrate finds it
     # as spacy.Corpus reads them: the pipeline re-tokenizes the text
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
@@ -45,4 +49,10 @@ def main(model: str, dev_path: str, output_path: str, thresholds: List[float]) -
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3], [float(value) for value in sys.argv[4:]])
+    args = sys.argv[1:]
+    chosen_filter = ""
+    if "--ents-filter" in args:
+        at = args.index("--ents-filter")
+        chosen_filter = args[at + 1]
+        del args[at:at + 2]
+    main(args[0], args[1], args[2], [float(value) for value in args[3:]], chosen_filter)
