@@ -1,0 +1,24 @@
+"""A shipped config's learning rate and threshold are the ones its committed
+`compare` runs chose on the tuning half, so the docs' figures and the config
+cannot drift apart."""
+import json
+
+from thinc.api import Config
+
+from tests.helpers import REPO_ROOT
+
+RUNS = REPO_ROOT / "project" / "benchmarks" / "runs"
+
+
+def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chose():
+    """The sweep: head_lr_scale 1, 5 and 20 on WNUT-17, 1,000 updates, seed 0;
+    the best tuning-half doc.ents F picks the scale, and that run's threshold,
+    chosen by find-threshold on the same half, ships with it."""
+    paths = sorted((RUNS / "wnut17" / "global_pointer_trf").glob(
+        "global_pointer_trf,head_lr_scale=*/steps1000-warmup100/seed0.json"))
+    runs = [json.loads(path.read_text(encoding="utf8")) for path in paths]
+    assert sorted(run["settings"]["head_lr_scale"] for run in runs) == [1, 5, 20]
+    best = max(runs, key=lambda run: run["tuning"]["ents_f"]["tune_score"])
+    shipped = Config().from_disk(REPO_ROOT / "configs" / "global_pointer_trf.cfg")["components"]["global_pointer"]
+    assert shipped["head_lr_scale"] == best["settings"]["head_lr_scale"]
+    assert shipped["threshold"] == round(best["tuning"]["ents_f"]["threshold"], 4)
