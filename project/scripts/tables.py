@@ -30,8 +30,9 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import srsly
 import typer
+from thinc.api import Config
 
-from common import CORPORA, Arg, Opt
+from common import CORPORA, PACKAGE_CONFIGS, Arg, Opt
 
 NAMES = {"genia": "GENIA", "germeval2014": "GermEval 2014", "wnut17": "WNUT-17", "weibo": "Weibo",
          "resume": "Resume", "cluener": "CLUENER"}
@@ -192,14 +193,29 @@ def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
     return f"{gap:+.1f}", what
 
 
+def as_shipped(group: Group, configs_dir: Path = PACKAGE_CONFIGS) -> bool:
+    """Whether the group ran its config as the package ships it: with no setting
+    changed, or only with ones the config now ships (a sweep's choice)."""
+    settings = group.runs[0].get("settings") or {}
+    path = configs_dir / f"{group.key.encoder}.cfg"
+    if not settings:
+        return True
+    if not path.exists():
+        return False
+    config = Config().from_disk(path, interpolate=False)
+    block = config["components"][config["nlp"]["pipeline"][-1]]
+    return all(block.get(key, block.get("model", {}).get(key)) == value for key, value in settings.items())
+
+
 def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Group, str]]:
-    """(package head, spaCy head on its encoder and budget, view) for every pair the runs hold."""
+    """(package head as shipped, spaCy head on its encoder and budget, view) for
+    every pair the runs hold; runs of other settings are in BENCHMARKS.md only."""
     found = []
     for corpus in corpus_order({key.corpus for key in groups}):
         keys = sorted((key for key in groups if key.corpus == corpus and is_transformer(key.encoder) == transformer),
                       key=lambda key: (key.encoder, key.budget, key.head))
         for key in keys:
-            if key.head.split(",")[0] != key.encoder:
+            if key.head.split(",")[0] != key.encoder or not as_shipped(groups[key]):
                 continue
             head = groups[key]
             for spacy_head, view in SPACY_HEADS.items():

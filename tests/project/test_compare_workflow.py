@@ -387,3 +387,24 @@ def test_every_head_with_a_threshold_has_it_chosen_on_the_tuning_half(name, chos
     assert tuning["tool"].startswith("spacy find-threshold") and tuning["scores_key"] == "ents_f"
     assert 0.0 <= tuning["threshold"] <= 1.0
     assert nlp.get_pipe(name).cfg["threshold"] == tuning["threshold"]
+
+
+def test_the_fair_table_sets_only_the_configs_as_shipped_beside_spacy(tmp_path):
+    """A sweep's runs of other settings stay in BENCHMARKS.md: the fair table
+    shows a variant only where its settings are what the config ships now."""
+    import tables
+
+    def trf_run(head, settings, f):
+        return {**fake_run("wnut17", "global_pointer_trf", head, 0, f, nested=False, steps=1000), "settings": settings}
+
+    shipped = Config().from_disk(REPO_ROOT / "configs" / "global_pointer_trf.cfg")["components"]["global_pointer"]
+    scale = shipped["head_lr_scale"]
+    write_runs(tmp_path, [
+        trf_run(f"global_pointer_trf,head_lr_scale={scale:g}", {"head_lr_scale": scale}, 0.62),
+        trf_run("global_pointer_trf,head_lr_scale=1000", {"head_lr_scale": 1000}, 0.99),
+        trf_run("ner", {}, 0.55),
+    ])
+    groups = tables.read_runs(tmp_path)
+    rows = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| WNUT-17")]
+    assert len(rows) == 1 and f"`head_lr_scale={scale:g}` | 62.0 |" in rows[0]
+    assert "head_lr_scale=1000" in "\n".join(tables.compare_tables(groups))
