@@ -197,9 +197,9 @@ def as_shipped(group: Group, configs_dir: Path = PACKAGE_CONFIGS) -> bool:
     """Whether the group ran its config as the package ships it: with no setting
     changed, or only with ones the config now ships (a sweep's choice)."""
     settings = group.runs[0].get("settings") or {}
-    path = configs_dir / f"{group.key.encoder}.cfg"
     if not settings:
         return True
+    path = configs_dir / f"{group.key.encoder}.cfg"
     if not path.exists():
         return False
     config = Config().from_disk(path, interpolate=False)
