@@ -8,8 +8,8 @@ and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
 Per-label calibrated thresholds are set aside, so `threshold` alone decides:
 for global_pointer a probability (the score a span must reach), for crener a
 margin (docs/thresholds.md).
---ents-filter loads the pipeline with another `ents_filter` (global_pointer),
-which decides doc.ents from the spans that pass the threshold.
+--ents-filter loads the pipeline with another `ents_filter` (global_pointer,
+crener), which decides doc.ents from the spans that pass the threshold.
 Choose a default on devA of every corpus, report it on devB: the way the
 default thresholds of the shipped configs were chosen (project/BENCHMARKS.md,
 decision records).
@@ -28,9 +28,11 @@ METRICS = ("spans_sc_f", "spans_sc_p", "spans_sc_r", "ents_f", "ents_p", "ents_r
 
 
 def main(model: str, dev_path: str, output_path: str, thresholds: List[float], ents_filter: str = "") -> None:
-    overrides = {"components": {"global_pointer": {"ents_filter": {"@misc": ents_filter}}}} if ents_filter else {}
-    nlp = spacy.load(model, config=overrides)
-    pipe = nlp.get_pipe(_component_name(nlp, None, model))  # the one with a threshold, as calibrate finds it
+    nlp = spacy.load(model)
+    name = _component_name(nlp, None, model)  # the one with a threshold, as calibrate finds it
+    if ents_filter:  # the component's name is known once loaded: load again with the filter
+        nlp = spacy.load(model, config={"components": {name: {"ents_filter": {"@misc": ents_filter}}}})
+    pipe = nlp.get_pipe(name)
     # as spacy.Corpus reads them: the pipeline re-tokenizes the text
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in DocBin().from_disk(dev_path).get_docs(nlp.vocab)]
     half = len(examples) // 2

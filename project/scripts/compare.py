@@ -89,17 +89,24 @@ def parse_variant(name: str) -> Tuple[str, Dict[str, object]]:
     return base, settings
 
 
+def setting_block(config: Config, key: str) -> Optional[Dict]:
+    """The block holding setting KEY of the config's head component: the
+    component's own or its model's; None where neither has it."""
+    block = config["components"][config["nlp"]["pipeline"][-1]]
+    for holder in (block, block.get("model", {})):
+        if key in holder and not isinstance(holder[key], dict):
+            return holder
+    return None
+
+
 def with_settings(config: Config, settings: Dict[str, object], name: str) -> Config:
     """The config with each setting of its head component (or of the head's model) replaced."""
-    head = config["nlp"]["pipeline"][-1]
-    block = config["components"][head]
     for key, value in settings.items():
-        if key in block and not isinstance(block[key], dict):
-            block[key] = value
-        elif key in block.get("model", {}) and not isinstance(block["model"][key], dict):
-            block["model"][key] = value
-        else:
+        holder = setting_block(config, key)
+        if holder is None:
+            head = config["nlp"]["pipeline"][-1]
             raise SystemExit(f"{name!r}: {key!r} is not a setting of [components.{head}] or its model")
+        holder[key] = value
     return config
 
 

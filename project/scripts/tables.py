@@ -30,6 +30,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import srsly
 import typer
+from compare import setting_block
 from thinc.api import Config
 
 from common import CORPORA, PACKAGE_CONFIGS, Arg, Opt
@@ -203,8 +204,8 @@ def as_shipped(group: Group, configs_dir: Path = PACKAGE_CONFIGS) -> bool:
     if not path.exists():
         return False
     config = Config().from_disk(path, interpolate=False)
-    block = config["components"][config["nlp"]["pipeline"][-1]]
-    return all(block.get(key, block.get("model", {}).get(key)) == value for key, value in settings.items())
+    holders = {key: setting_block(config, key) for key in settings}
+    return all(holders[key] is not None and holders[key][key] == value for key, value in settings.items())
 
 
 def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Group, str]]:
@@ -339,12 +340,10 @@ def claim_pairs(groups: Dict[Key, Group], claims: List[Claim]) -> List[Tuple[Cla
             if "/".join(key[1:3]) != claim.head:
                 continue
             encoder, head = claim.against.split("/")
-            against = groups.get(key._replace(encoder=encoder, head=head))
-            if against is None:
-                continue
-            ours, theirs = groups[key], against
-            if all(ours.runs[0].get(field) == theirs.runs[0].get(field) for field in SHARED):
-                found.append((claim, ours, theirs))
+            ours, against = groups[key], groups.get(key._replace(encoder=encoder, head=head))
+            if against is not None and all(ours.runs[0].get(field) == against.runs[0].get(field)
+                                           for field in SHARED):
+                found.append((claim, ours, against))
     return found
 
 
