@@ -170,6 +170,13 @@ def head_label(group: Group) -> str:
     return f"`{base}`" + "".join(f", `{setting}`" for setting in settings)
 
 
+def updates_cell(group: Group) -> str:
+    """'1,000'; '1,000 on 3,000 train sentences' where the run's corpus was cut."""
+    first = group.runs[0]
+    limit = first.get("data", {}).get("train_limit", 0)
+    return f"{first['budget']['max_steps']:,}" + (f" on {limit:,} train sentences" if limit else "")
+
+
 def encoder_label(encoder: str) -> str:
     own = OWN_LAYERS.get(encoder.removesuffix(TRANSFORMER_SUFFIX))
     return f"`{encoder}.cfg`" + (f" ({own})" if own else "")
@@ -282,7 +289,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
         seeds = f"{len(head.seeds)} / {len(baseline.seeds)}"
         lines.append(
             f"| {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[view]} | {encoder_label(head.key.encoder)} "
-            f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {head.f(view)} "
+            f"| {updates_cell(head)} | {head_label(head)} | {head.f(view)} "
             f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) "
             f"| {speed_cell(head, baseline, speed)} |")
     timed = [speed.get((group.key.corpus, "/".join(group.key[1:]))) for head, baseline, _ in rows
@@ -316,7 +323,7 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
             views = [SPACY_HEADS[key.head]] if group.is_spacy else (["spans", "ents"] if group.nested else ["ents"])
             for view in views:
                 lines.append(
-                    f"| `{key.encoder}` | {group.runs[0]['budget']['max_steps']:,} | {head_label(group)} "
+                    f"| `{key.encoder}` | {updates_cell(group)} | {head_label(group)} "
                     f"| {len(group.seeds)} | {VIEWS[view]} | {group.f(view)} | {group.figure(view, 'p')} "
                     f"| {group.figure(view, 'r')} | {group.f(view, 'scores_at_default')} | {group.tuned(view)} "
                     f"| {group.train('words_per_second')} | {group.train('wall_seconds')} "
@@ -366,7 +373,7 @@ def claims_table(groups: Dict[Key, Group], claims: List[Claim] = CLAIMS) -> List
                  for group in (head, against)]
         lines.append(
             f"| {claim.paper} | {claim.says} | {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[claim.view]} "
-            f"| {head.runs[0]['budget']['max_steps']:,} | {head_label(head)} | {cells[0]} | {head_label(against)} "
+            f"| {updates_cell(head)} | {head_label(head)} | {cells[0]} | {head_label(against)} "
             f"| {cells[1]} | {gap} | {what} (seeds {len(head.seeds)} / {len(against.seeds)}) |")
     missing = [claim for claim in claims if not any(row[0] is claim for row in rows)]
     if rows and missing:

@@ -278,6 +278,21 @@ def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
     assert "`runs/genia/crener/spancat/steps4000/seed{0,1,2}.json`" in page
 
 
+def test_a_row_on_a_cut_corpus_says_how_many_train_sentences(tmp_path):
+    """A run on the first 3,000 train sentences is never read as one on all of them."""
+    import tables
+
+    runs = [fake_run("genia", "global_pointer_trf", head, 0, f, steps=1000)
+            for head, f in (("global_pointer_trf", 0.70), ("spancat", 0.66))]
+    for run in runs:
+        run["data"]["train_limit"] = 3000
+    write_runs(tmp_path, runs)
+    groups = tables.read_runs(tmp_path)
+    (row,) = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| GENIA")]
+    assert "| `global_pointer_trf.cfg` | 1,000 on 3,000 train sentences | `global_pointer_trf` |" in row
+    assert "| 1,000 on 3,000 train sentences |" in "\n".join(tables.compare_tables(groups))
+
+
 def test_a_run_path_names_the_head_encoder_and_budget():
     stats = {"train_limit": 3000, "dev_limit": 0}
     assert compare.run_id("genia", "spancat@crener", 4000, {}) == Path("genia/crener/spancat/steps4000")
