@@ -22,3 +22,12 @@ def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chos
     shipped = Config().from_disk(REPO_ROOT / "configs" / "global_pointer_trf.cfg")["components"]["global_pointer"]
     assert shipped["head_lr_scale"] == best["settings"]["head_lr_scale"]
     assert shipped["threshold"] == round(best["tuning"]["ents_f"]["threshold"], 4)
+
+
+def test_cse_ner_trf_ships_the_threshold_its_run_chose():
+    """cse_ner_trf on WNUT-17, 1,000 updates, seed 0: the marker threshold
+    find-threshold chose on the tuning half ships in the config."""
+    path = RUNS / "wnut17" / "cse_ner_trf" / "cse_ner_trf" / "steps1000-warmup100" / "seed0.json"
+    run = json.loads(path.read_text(encoding="utf8"))
+    shipped = Config().from_disk(REPO_ROOT / "configs" / "cse_ner_trf.cfg")["components"]["cse_ner"]
+    assert shipped["threshold"] == round(run["tuning"]["ents_f"]["threshold"], 4)
