@@ -129,13 +129,13 @@ def test_compare_writes_one_json_per_seed(project):
          for seed in (0, 1)]
     spancat_f = 100 * baseline["scores"]["spans"]["f"]
     mean_f = f"{sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f})"
-    assert f"| `global_pointer` | 3 | `global_pointer` | 2 | all spans | {mean_f} |" in page
+    assert f"| `global_pointer` | 3 on 40 train sentences | `global_pointer` | 2 | all spans | {mean_f} |" in page
     assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
-    assert "| `global_pointer` | 3 | spaCy `spancat` | 1 | all spans |" in page
+    assert "| `global_pointer` | 3 on 40 train sentences | spaCy `spancat` | 1 | all spans |" in page
     text = readme.read_text()
     assert text.startswith("# Title\n\n<!-- results:start -->\nEach package head") and text.endswith("\nafter\n")
     assert "\nold\n" not in text
-    assert (f"| GENIA | all spans | `global_pointer.cfg` | 3 | `global_pointer` | {sum(f) / 2:.1f} "
+    assert (f"| GENIA | all spans | `global_pointer.cfg` | 3 on 40 train sentences | `global_pointer` | {sum(f) / 2:.1f} "
             f"({min(f):.1f}-{max(f):.1f}) | spaCy `spancat` | {spancat_f:.1f} |") in text
 
 
