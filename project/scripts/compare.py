@@ -31,7 +31,10 @@ ENCODER the package config whose encoder, optimizer and schedule it used, HEAD
 the head (a package config's name, with its changed settings), BUDGET
 `stepsN` with `-trainN` / `-devN` where the corpus was cut. The pipeline
 trains in the same place under TRAINING_DIR; a run whose composed config is
-unchanged and whose model-last exists is scored again without training. Two
+unchanged and whose model-last exists is scored again without training, and
+spaCy's head on a package config whose encoder, optimizer, schedule and batcher
+another's equal (crener_trf and global_pointer_trf) takes that config's run of
+it, marked `trained_as`, where one is in, as it would train the same. Two
 seeds can run at once in two shells; scripts/tables.py builds every results
 table from the files.
 """
@@ -332,6 +335,27 @@ def trained_already(output: Path, composed_text: str, command: List[str]) -> boo
             and ran.exists() and ran.read_text() == shlex.join(command))
 
 
+def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats: Dict, warmup: int,
+             output: Path, composed_text: str, command: List[str], configs_dir: Path, training_dir: Path,
+             runs_dir: Path, corpus: str) -> Optional[Tuple[Path, Dict]]:
+    """(run id, record) of SPACY_HEAD trained on another package config's
+    encoder whose composed config and command were exactly this run's, apart
+    from where they point: two configs that share the transformer block,
+    optimizer, schedule and batcher give spaCy's head one and the same training."""
+    for other in sorted(path.stem for path in configs_dir.glob("*.cfg")):
+        if other == package_config:
+            continue
+        run = run_id(corpus, f"{spacy_head}@{other}", steps, stats, warmup)
+        twin = training_dir / run / f"seed{seed}"
+        record = read_json(runs_dir / run / f"seed{seed}.json")
+        if not record.get("train") or record.get("trained_as"):
+            continue
+        there = [arg.replace(str(output), str(twin)) for arg in command]
+        if trained_already(twin, composed_text.replace(str(output), str(twin)), there):
+            return run, record
+    return None
+
+
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto", warmup: int = 0,
@@ -363,6 +387,20 @@ def run_seed(
     load_before = os.getloadavg()
     code = code_state()  # before training: the package may change while it runs
     previous = read_json(runs_dir / run / f"seed{seed}.json")
+    twin = spacy_head and not trained_already(output, composed_text, command) and twin_run(
+        spacy_head, package_config, seed, steps, stats, warmup, output, composed_text, command, configs_dir,
+        training_dir, runs_dir, corpus)
+    if twin:
+        twin_id, record = twin
+        print(f"{output}: {spacy_head} trained exactly so on {twin_id.parent.parent}'s encoder; "
+              f"its run is this one's")
+        record = {**record, "config": name, "config_file": f"configs/{package_config}.cfg",
+                  "config_sha256": sha256(config_path), "encoder_of": package_config,
+                  "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup),
+                  "trained_as": f"{twin_id}/seed{seed}.json"}
+        path = runs_dir / run / f"seed{seed}.json"
+        write_json(path, record)
+        return path
     if trained_already(output, composed_text, command) and previous.get("train"):
         print(f"{output}: trained from the same config already; scoring it again")
         wall, peak_rss_mb = previous["train"]["wall_seconds"], previous["train"]["peak_rss_mb"]

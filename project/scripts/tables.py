@@ -331,8 +331,10 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
         lines.append("")
         for key in keys:
             group = groups[key]
+            twins = sorted({run["trained_as"] for run in group.runs if run.get("trained_as")})
+            shared = f" (the same training as `runs/{'`, `runs/'.join(twins)}`)" if twins else ""
             lines.append(f"- {head_label(group)} on `{key.encoder}`: {group.trained_with()}; "
-                         f"`runs/{group.path()}`. Rerun: `{group.command()}`")
+                         f"`runs/{group.path()}`{shared}. Rerun: `{group.command()}`")
         lines.append("")
     return lines
 

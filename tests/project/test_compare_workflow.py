@@ -2,6 +2,7 @@
 few dozen sentences of the bundled GENIA slice and a few updates: one JSON per
 seed, spaCy's baseline on the compared config's encoder, and `tables` writing
 the pages' tables from what the runs wrote."""
+import functools
 import hashlib
 import json
 import shutil
@@ -293,6 +294,21 @@ def test_a_row_on_a_cut_corpus_says_how_many_train_sentences(tmp_path):
     assert "| 1,000 on 3,000 train sentences |" in "\n".join(tables.compare_tables(groups))
 
 
+def test_a_run_shared_by_two_encoders_names_the_training_it_is(tmp_path):
+    """spancat@crener_trf taken from spancat@global_pointer_trf's training pairs
+    with crener_trf, and BENCHMARKS.md says whose training it was."""
+    import tables
+
+    twin = "genia/global_pointer_trf/spancat/steps1000/seed0.json"
+    runs = [fake_run("genia", "crener_trf", "crener_trf", 0, 0.70, steps=1000),
+            {**fake_run("genia", "crener_trf", "spancat", 0, 0.66, steps=1000), "trained_as": twin}]
+    write_runs(tmp_path, runs)
+    groups = tables.read_runs(tmp_path)
+    (row,) = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| GENIA")]
+    assert "| `crener_trf` | 70.0 | spaCy `spancat` | 66.0 | +4.0 |" in row
+    assert f"(the same training as `runs/{twin}`)" in "\n".join(tables.compare_tables(groups))
+
+
 def test_a_run_path_names_the_head_encoder_and_budget():
     stats = {"train_limit": 3000, "dev_limit": 0}
     assert compare.run_id("genia", "spancat@crener", 4000, {}) == Path("genia/crener/spancat/steps4000")
@@ -423,3 +439,41 @@ def test_the_fair_table_sets_only_the_configs_as_shipped_beside_spacy(tmp_path):
     rows = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| WNUT-17")]
     assert len(rows) == 1 and f"`head_lr_scale={scale:g}` | 62.0 |" in rows[0]
     assert "head_lr_scale=1000" in "\n".join(tables.compare_tables(groups))
+
+
+def test_spacys_head_on_two_configs_that_train_it_alike_is_trained_once(monkeypatch, tmp_path):
+    """crener_trf and global_pointer_trf share the transformer block, optimizer,
+    schedule and batcher, so spancat on either is one training: the second
+    name takes the first one's run, marked `trained_as`; spancat on crener's
+    CPU encoder (another tok2vec) trains on its own."""
+    corpus_dir, training_dir, runs_dir = tmp_path / "corpus", tmp_path / "training", tmp_path / "runs"
+    corpus_dir.mkdir()
+    split = {"n_docs": 4, "max_length": 3}
+    (corpus_dir / "stats.json").write_text(json.dumps(
+        {"lang": "en", "nested": True, "train_limit": 3000, **{part: split for part in
+                                                               ("train", "dev", "tune", "report")}}))
+    trained = []
+
+    def fake_training(command, env):
+        output = Path(command[command.index("--output") + 1])
+        trained.append(output)
+        (output / "model-last").mkdir()
+        (output / "train_stats.json").write_text(json.dumps({"steps": 2}))
+        return 100.0
+
+    monkeypatch.setattr(compare, "train_and_measure", fake_training)
+    monkeypatch.setattr(compare, "score", lambda model, corpus_dir, nested: {
+        "scores": {"spans": {"p": 0.5, "r": 0.5, "f": 0.5}}, "scores_at_default": {}, "tuning": None})
+    run = functools.partial(compare.run_seed, "genia", seed=0, corpus_dir=corpus_dir,
+                            configs_dir=REPO_ROOT / "configs", training_dir=training_dir, runs_dir=runs_dir,
+                            steps=2, threads=1, gpu_id=-1, transformer="/models/tiny-bert", warmup=1)
+    first = json.loads(run(name="spancat@global_pointer_trf").read_text())
+    second = json.loads(run(name="spancat@crener_trf").read_text())
+    assert len(trained) == 1 and "trained_as" not in first
+    assert second["trained_as"] == "genia/global_pointer_trf/spancat/steps2-warmup1-train3000/seed0.json"
+    assert second["encoder_of"] == "crener_trf" and second["config_file"] == "configs/crener_trf.cfg"
+    assert "--vars.config spancat@crener_trf" in second["command"]
+    assert second["scores"] == first["scores"] and second["train"] == first["train"]
+    run(name="spancat@global_pointer")
+    run(name="spancat@crener")
+    assert len(trained) == 3 and trained[-1].parts[-4:-1] == ("crener", "spancat", "steps2-warmup1-train3000")
