@@ -8,6 +8,7 @@ from thinc.api import Config
 from tests.helpers import REPO_ROOT
 
 RUNS = REPO_ROOT / "project" / "benchmarks" / "runs"
+THRESHOLDS = REPO_ROOT / "project" / "benchmarks" / "thresholds"
 
 
 def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chose():
@@ -31,3 +32,14 @@ def test_cse_ner_trf_ships_the_threshold_its_run_chose():
     run = json.loads(path.read_text(encoding="utf8"))
     shipped = Config().from_disk(REPO_ROOT / "configs" / "cse_ner_trf.cfg")["components"]["cse_ner"]
     assert shipped["threshold"] == round(run["tuning"]["ents_f"]["threshold"], 4)
+
+
+def test_crener_trf_ships_the_margin_its_sweep_chose_on_the_tuning_half():
+    """crener_trf on the GENIA slice, 1,000 updates, seed 0, swept by
+    project/probes/threshold_sweep.py over tune.spacy: the margin with the
+    best all-spans F there ships; the reporting half's sweep is only reported."""
+    tune = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
+    margins = {float(key.split("/")[0]): row["spans_sc_f"] for key, row in tune.items() if key.endswith("/dev")}
+    assert sorted(margins) == [0.0, 0.5, 0.75, 1.0, 1.5]
+    shipped = Config().from_disk(REPO_ROOT / "configs" / "crener_trf.cfg")["components"]["crener"]
+    assert shipped["threshold"] == max(margins, key=margins.get)
