@@ -243,9 +243,16 @@ def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
     return found
 
 
+def speed_key(group: Group) -> str:
+    """ENCODER/HEAD/BUDGET of the pipeline that predicts for GROUP: a run taken
+    from another encoder's training (`trained_as`) is that run's pipeline."""
+    twin = group.runs[0].get("trained_as")
+    return "/".join(Path(twin).parts[1:-1]) if twin else "/".join(group.key[1:])
+
+
 def speed_cell(head: Group, baseline: Group, speed: Dict[Tuple[str, str], Dict]) -> str:
     """'37,130 / 6,201': both pipelines' predict words/s, where one run timed them side by side."""
-    ours, theirs = (speed.get((group.key.corpus, "/".join(group.key[1:]))) for group in (head, baseline))
+    ours, theirs = (speed.get((group.key.corpus, speed_key(group))) for group in (head, baseline))
     if ours is None or theirs is None or ours["path"] != theirs["path"]:
         return "-"
     return f"{ours['words_per_second']:,.0f} / {theirs['words_per_second']:,.0f}"
@@ -292,7 +299,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
             f"| {updates_cell(head)} | {head_label(head)} | {head.f(view)} "
             f"| {head_label(baseline)} | {baseline.f(view)} | {gap} | {what} (seeds {seeds}) "
             f"| {speed_cell(head, baseline, speed)} |")
-    timed = [speed.get((group.key.corpus, "/".join(group.key[1:]))) for head, baseline, _ in rows
+    timed = [speed.get((group.key.corpus, speed_key(group))) for head, baseline, _ in rows
              for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"]
     commands = sorted({figures["command"] for figures in timed if figures})
     lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
