@@ -166,10 +166,11 @@ def compose(
             config["nlp"]["tokenizer"] = dict(DEFAULT_TOKENIZER)
             config["initialize"]["tokenizer"] = {}
     # measure.py's logger prints what spaCy's console logger prints and saves
-    # the update time without the evaluations; the step timer only reads a clock.
+    # the update time without the evaluations; the step timer reads a clock and
+    # runs the config's own before_update, if any.
     config["training"]["logger"] = {"@loggers": "benchmark.timed_logger.v1", "path": str(stats_path)}
-    if config["training"].get("before_update") is None:
-        config["training"]["before_update"] = {"@callbacks": "benchmark.step_timer.v1"}
+    own = config["training"].get("before_update")
+    config["training"]["before_update"] = {"@callbacks": "benchmark.step_timer.v1", **({"then": own} if own else {})}
     return config
 
 

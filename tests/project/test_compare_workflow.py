@@ -193,6 +193,24 @@ def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
     assert config["components"]["transformer"]["model"]["name"] == "${paths.transformer}"
 
 
+def test_the_step_timer_times_the_configs_own_before_update_too(tmp_path):
+    """The _trf configs release memory before each update: the run's timer
+    wraps that callback instead of leaving the training time unmeasured."""
+    import measure
+
+    stats = {"lang": "en", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "global_pointer_trf.cfg", "spancat", stats,
+                             tmp_path / "stats.json", "/models/tiny-bert")
+    timer = config["training"]["before_update"]
+    assert timer["@callbacks"] == "benchmark.step_timer.v1"
+    assert timer["then"]["@callbacks"] == "spacy-globalner.release_memory.v1"
+    plain = compare.compose(REPO_ROOT / "configs" / "global_pointer.cfg", None, stats, tmp_path / "stats.json")
+    assert plain["training"]["before_update"] == {"@callbacks": "benchmark.step_timer.v1"}
+    seen = []
+    measure.make_step_timer(then=lambda nlp, args: seen.append(args["step"]))(None, {"step": 7})
+    assert seen == [7] and 7 in measure._step_starts
+
+
 def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
     """A run JSON as compare.py writes it, with F (a fraction) on every view."""
     return {"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
