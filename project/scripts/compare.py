@@ -31,10 +31,10 @@ ENCODER the package config whose encoder, optimizer and schedule it used, HEAD
 the head (a package config's name, with its changed settings), BUDGET
 `stepsN` with `-trainN` / `-devN` where the corpus was cut. The pipeline
 trains in the same place under TRAINING_DIR; a run whose composed config is
-unchanged and whose model-last exists is scored again without training, and
-spaCy's head on a package config whose encoder, optimizer, schedule and batcher
-another's equal (crener_trf and global_pointer_trf) takes that config's run of
-it, marked `trained_as`, where one is in, as it would train the same. Two
+unchanged and whose model-last exists is scored again without training.
+spaCy's head on a package config that would train it exactly as another config
+did (crener_trf and global_pointer_trf share encoder, optimizer, schedule and
+batcher) takes that finished run, marked `trained_as`, instead of training. Two
 seeds can run at once in two shells; scripts/tables.py builds every results
 table from the files.
 """
