@@ -34,8 +34,7 @@ lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/python .ci/check_mask_literals.py
 
-# Two workers, a test file each at a time (a file's fixtures are built once):
-# the suite takes about 1,200 CPU seconds, which two workers finish in about 11
-# minutes on a quiet two-core machine (1220 passed in 672 s).
+# Two workers, a test file each at a time (a file's module fixtures are built
+# once): the suite's training tests keep both cores of a CI machine busy.
 test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
