@@ -35,6 +35,8 @@ lint: install-dev
 	$(BIN)/python .ci/check_mask_literals.py
 
 # Two workers, a test file each at a time (a file's module fixtures are built
-# once): the suite's training tests keep both cores of a CI machine busy.
+# once), the files with training tests first (tests/conftest.py orders them;
+# xdist would otherwise put the files with the most tests first): the suite's
+# training tests keep both cores of a CI machine busy.
 test: lint
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder tests
