@@ -138,7 +138,9 @@ class Group:
                           for run in self.runs})
         machines = sorted({run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
                            f"{run['machine']['threads']} thread" for run in self.runs})
-        return (f"`{first['config_file']}` (sha256 {first['config_sha256'][:10]}), "
+        # seeds run before and after an edit of the config file (a comment, a shipped threshold) name each version
+        hashes = dict.fromkeys(run["config_sha256"][:10] for run in self.runs)
+        return (f"`{first['config_file']}` (sha256 {', '.join(hashes)}), "
                 f"{first['budget']['max_steps']:,} updates, {first['data']['train_sentences']:,} train sentences, "
                 f"code {', '.join(commits)}, {'; '.join(machines)}")
 

@@ -297,6 +297,15 @@ def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
     assert "`runs/genia/crener/spancat/steps4000/seed{0,1,2}.json`" in page
 
 
+def test_seeds_trained_from_two_versions_of_a_config_name_both(tmp_path):
+    import tables
+
+    edited = {**fake_run("genia", "crener", "crener", 1, 0.71), "config_sha256": "cd" * 32}
+    write_runs(tmp_path, [fake_run("genia", "crener", "crener", 0, 0.70), edited])
+    page = "\n".join(tables.compare_tables(tables.read_runs(tmp_path)))
+    assert "`configs/crener.cfg` (sha256 ababababab, cdcdcdcdcd)" in page
+
+
 def test_a_row_on_a_cut_corpus_says_how_many_train_sentences(tmp_path):
     """A run on the first 3,000 train sentences is never read as one on all of them."""
     import tables
