@@ -43,3 +43,25 @@ def test_crener_trf_ships_the_margin_its_sweep_chose_on_the_tuning_half():
     assert sorted(margins) == [0.0, 0.5, 0.75, 1.0, 1.5]
     shipped = Config().from_disk(REPO_ROOT / "configs" / "crener_trf.cfg")["components"]["crener"]
     assert shipped["threshold"] == max(margins, key=margins.get)
+
+
+def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
+    """lcrf_ner_trf and cse_ner_trf at 20x and 5x on WNUT-17, 1,000 updates,
+    seed 0. The CRF ships the scale with the best tuning-half doc.ents F
+    (`spacy evaluate` on tune.spacy, project/benchmarks/head_lr/); CSE keeps
+    the CRF's, so the pair differs in the tagging alone, unless another scale
+    leads on its tuning half by 1 F or more (beyond what seeds move)."""
+    crf = {scale: json.loads((REPO_ROOT / "project" / "benchmarks" / "head_lr" /
+                              f"wnut17_lcrf_ner_trf_{scale}x_tune.json").read_text(encoding="utf8"))["ents_f"]
+           for scale in (5, 20)}
+    lcrf = Config().from_disk(REPO_ROOT / "configs" / "lcrf_ner_trf.cfg")["components"]["lcrf_ner"]
+    assert lcrf["head_lr_scale"] == max(crf, key=crf.get)
+    tuned = {}
+    # the plain run trained the config as it shipped then, at 20x
+    for name, scale in (("cse_ner_trf", 20), ("cse_ner_trf,head_lr_scale=5", 5)):
+        run = json.loads((RUNS / "wnut17" / "cse_ner_trf" / name / "steps1000-warmup100" / "seed0.json")
+                         .read_text(encoding="utf8"))
+        tuned[scale] = run["tuning"]["ents_f"]["tune_score"]
+    cse = Config().from_disk(REPO_ROOT / "configs" / "cse_ner_trf.cfg")["components"]["cse_ner"]
+    assert cse["head_lr_scale"] == lcrf["head_lr_scale"]
+    assert max(tuned.values()) - tuned[cse["head_lr_scale"]] < 0.01
