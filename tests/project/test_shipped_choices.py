@@ -9,6 +9,7 @@ from tests.helpers import REPO_ROOT
 
 RUNS = REPO_ROOT / "project" / "benchmarks" / "runs"
 THRESHOLDS = REPO_ROOT / "project" / "benchmarks" / "thresholds"
+HEAD_LR = REPO_ROOT / "project" / "benchmarks" / "head_lr"
 
 
 def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chose():
@@ -51,8 +52,7 @@ def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
     (`spacy evaluate` on tune.spacy, project/benchmarks/head_lr/); CSE keeps
     the CRF's, so the pair differs in the tagging alone, unless another scale
     leads on its tuning half by 1 F or more (beyond what seeds move)."""
-    crf = {scale: json.loads((REPO_ROOT / "project" / "benchmarks" / "head_lr" /
-                              f"wnut17_lcrf_ner_trf_{scale}x_tune.json").read_text(encoding="utf8"))["ents_f"]
+    crf = {scale: json.loads((HEAD_LR / f"wnut17_lcrf_ner_trf_{scale}x_tune.json").read_text(encoding="utf8"))["ents_f"]
            for scale in (5, 20)}
     lcrf = Config().from_disk(REPO_ROOT / "configs" / "lcrf_ner_trf.cfg")["components"]["lcrf_ner"]
     assert lcrf["head_lr_scale"] == max(crf, key=crf.get)
