@@ -74,8 +74,8 @@ def test_crener_trf_keeps_the_head_lr_scale_its_check_kept():
     config keeps 20x, at which its GENIA rows trained, unless 5x leads every
     20x seed there by 1 F or more (beyond what seeds move)."""
     shipped = Config().from_disk(REPO_ROOT / "configs" / "crener_trf.cfg")["components"]["crener"]
-    margin = f"{shipped['threshold']:.1f}/dev"
     sweep = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
+    margin = next(key for key in sweep if key.endswith("/dev") and float(key.split("/")[0]) == shipped["threshold"])
     evaluated = {name: json.loads((HEAD_LR / f"genia_crener_trf_{name}_tune.json").read_text(encoding="utf8"))
                  for name in ("20x_seed1", "5x")}
     at_20x = [sweep[margin]["spans_sc_f"] / 100, evaluated["20x_seed1"]["spans_sc_f"]]
