@@ -12,6 +12,17 @@ THRESHOLDS = REPO_ROOT / "project" / "benchmarks" / "thresholds"
 HEAD_LR = REPO_ROOT / "project" / "benchmarks" / "head_lr"
 
 
+def shipped_settings(config: str, component: str) -> dict:
+    return Config().from_disk(REPO_ROOT / "configs" / f"{config}.cfg")["components"][component]
+
+
+def crener_trf_sweep() -> dict:
+    """The margin sweep of crener_trf's seed-0 run on the tuning half:
+    all-spans F (in %) by margin."""
+    tune = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
+    return {float(key.split("/")[0]): row["spans_sc_f"] for key, row in tune.items() if key.endswith("/dev")}
+
+
 def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chose():
     """The sweep: head_lr_scale 1, 5 and 20 on WNUT-17, 1,000 updates, seed 0;
     the best tuning-half doc.ents F picks the scale, and that run's threshold,
@@ -21,7 +32,7 @@ def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chos
     runs = [json.loads(path.read_text(encoding="utf8")) for path in paths]
     assert sorted(run["settings"]["head_lr_scale"] for run in runs) == [1, 5, 20]
     best = max(runs, key=lambda run: run["tuning"]["ents_f"]["tune_score"])
-    shipped = Config().from_disk(REPO_ROOT / "configs" / "global_pointer_trf.cfg")["components"]["global_pointer"]
+    shipped = shipped_settings("global_pointer_trf", "global_pointer")
     assert shipped["head_lr_scale"] == best["settings"]["head_lr_scale"]
     assert shipped["threshold"] == round(best["tuning"]["ents_f"]["threshold"], 4)
 
@@ -31,7 +42,7 @@ def test_cse_ner_trf_ships_the_threshold_its_run_chose():
     find-threshold chose on the tuning half ships in the config."""
     path = RUNS / "wnut17" / "cse_ner_trf" / "cse_ner_trf" / "steps1000-warmup100" / "seed0.json"
     run = json.loads(path.read_text(encoding="utf8"))
-    shipped = Config().from_disk(REPO_ROOT / "configs" / "cse_ner_trf.cfg")["components"]["cse_ner"]
+    shipped = shipped_settings("cse_ner_trf", "cse_ner")
     assert shipped["threshold"] == round(run["tuning"]["ents_f"]["threshold"], 4)
 
 
@@ -39,10 +50,9 @@ def test_crener_trf_ships_the_margin_its_sweep_chose_on_the_tuning_half():
     """crener_trf on the GENIA slice, 1,000 updates, seed 0, swept by
     project/probes/threshold_sweep.py over tune.spacy: the margin with the
     best all-spans F there ships; the reporting half's sweep is only reported."""
-    tune = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
-    margins = {float(key.split("/")[0]): row["spans_sc_f"] for key, row in tune.items() if key.endswith("/dev")}
+    margins = crener_trf_sweep()
     assert sorted(margins) == [0.0, 0.5, 0.75, 1.0, 1.5]
-    shipped = Config().from_disk(REPO_ROOT / "configs" / "crener_trf.cfg")["components"]["crener"]
+    shipped = shipped_settings("crener_trf", "crener")
     assert shipped["threshold"] == max(margins, key=margins.get)
 
 
@@ -54,7 +64,7 @@ def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
     leads on its tuning half by 1 F or more (beyond what seeds move)."""
     crf = {scale: json.loads((HEAD_LR / f"wnut17_lcrf_ner_trf_{scale}x_tune.json").read_text(encoding="utf8"))["ents_f"]
            for scale in (5, 20)}
-    lcrf = Config().from_disk(REPO_ROOT / "configs" / "lcrf_ner_trf.cfg")["components"]["lcrf_ner"]
+    lcrf = shipped_settings("lcrf_ner_trf", "lcrf_ner")
     assert lcrf["head_lr_scale"] == max(crf, key=crf.get)
     tuned = {}
     # the plain run trained the config as it shipped then, at 20x
@@ -62,7 +72,7 @@ def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
         run = json.loads((RUNS / "wnut17" / "cse_ner_trf" / name / "steps1000-warmup100" / "seed0.json")
                          .read_text(encoding="utf8"))
         tuned[scale] = run["tuning"]["ents_f"]["tune_score"]
-    cse = Config().from_disk(REPO_ROOT / "configs" / "cse_ner_trf.cfg")["components"]["cse_ner"]
+    cse = shipped_settings("cse_ner_trf", "cse_ner")
     assert cse["head_lr_scale"] == lcrf["head_lr_scale"]
     assert max(tuned.values()) - tuned[cse["head_lr_scale"]] < 0.01
 
@@ -73,12 +83,10 @@ def test_crener_trf_keeps_the_head_lr_scale_its_check_kept():
     seed 1 and 5x by `spacy evaluate`, project/benchmarks/head_lr/). The
     config keeps 20x, at which its GENIA rows trained, unless 5x leads every
     20x seed there by 1 F or more (beyond what seeds move)."""
-    shipped = Config().from_disk(REPO_ROOT / "configs" / "crener_trf.cfg")["components"]["crener"]
-    sweep = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
-    margin = next(key for key in sweep if key.endswith("/dev") and float(key.split("/")[0]) == shipped["threshold"])
+    shipped = shipped_settings("crener_trf", "crener")
     evaluated = {name: json.loads((HEAD_LR / f"genia_crener_trf_{name}_tune.json").read_text(encoding="utf8"))
                  for name in ("20x_seed1", "5x")}
-    at_20x = [sweep[margin]["spans_sc_f"] / 100, evaluated["20x_seed1"]["spans_sc_f"]]
+    at_20x = [crener_trf_sweep()[shipped["threshold"]] / 100, evaluated["20x_seed1"]["spans_sc_f"]]
     at_5x = evaluated["5x"]["spans_sc_f"]
     leads = at_5x - max(at_20x) >= 0.01
     assert shipped["head_lr_scale"] == (5 if leads else 20)
