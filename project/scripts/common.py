@@ -65,20 +65,27 @@ class BenchCorpus(NamedTuple):
     nested: bool
     train_limit: int
     steps: int
+    # The official test split, read only by a compared run's final scoring
+    # step; None where the corpus publishes no test labels (CLUENER).
+    test: Optional[str] = None
 
 
 CORPORA: Dict[str, BenchCorpus] = {
-    "genia": BenchCorpus("genia", "train.jsonl", "dev.jsonl", "genia", "en", True, 3000, 400),
+    "genia": BenchCorpus("genia", "train.jsonl", "dev.jsonl", "genia", "en", True, 3000, 400, "test.jsonl"),
     "germeval2014": BenchCorpus(
-        "germeval2014", "germ.train.iob2", "germ.dev.iob2", "germeval", "de", True, 3000, 400
+        "germeval2014", "germ.train.iob2", "germ.dev.iob2", "germeval", "de", True, 3000, 400, "germ.test.iob2"
     ),
     "wnut17": BenchCorpus(
-        "wnut17", "wnut17train.conll", "emerging.dev.conll", "conll", "en", False, 0, 400
+        "wnut17", "wnut17train.conll", "emerging.dev.conll", "conll", "en", False, 0, 400,
+        "emerging.test.annotated"
     ),
     "weibo": BenchCorpus(
-        "weibo", "weiboNER_2nd_conll.train", "weiboNER_2nd_conll.dev", "weibo", "zh", False, 0, 400
+        "weibo", "weiboNER_2nd_conll.train", "weiboNER_2nd_conll.dev", "weibo", "zh", False, 0, 400,
+        "weiboNER_2nd_conll.test"
     ),
-    "resume": BenchCorpus("resume", "train.char.bmes", "dev.char.bmes", "bmes", "zh", False, 3000, 400),
+    "resume": BenchCorpus(
+        "resume", "train.char.bmes", "dev.char.bmes", "bmes", "zh", False, 3000, 400, "test.char.bmes"
+    ),
     "cluener": BenchCorpus("cluener", "train.json", "dev.json", "cluener", "zh", False, 3000, 400),
 }
 

@@ -17,11 +17,11 @@ training entity. Only what the corpus needs changes besides: the language
 (Chinese gets the character tokenizer) and a timing logger that changes
 nothing the model computes.
 
-Every run trains on train.spacy, evaluates once, at its last update, on the
-tuning half of dev (tune.spacy), with patience off, so no early stop cuts one
-side's budget, and is scored on the reporting half (report.spacy) twice: at the config's
-settings, and with its threshold chosen on the tuning half, for each score
-the run is judged on (all spans, doc.ents), by the tool the head ships with
+Every run trains on train.spacy, evaluates once, at its last update, on dev
+(dev.spacy), with patience off, so no early stop cuts one side's budget, and
+is scored on the official test split (test.spacy), read by nothing before,
+twice: at the config's settings, and with its threshold chosen on dev, for
+each score the run is judged on (all spans, doc.ents), by the tool the head ships with
 (`spacy find-threshold` for spancat's, global_pointer's and cse_ner's
 threshold, `spacy globalner calibrate` for crener's per-label thresholds;
 ner and lcrf_ner have none).
@@ -233,7 +233,7 @@ FIND_THRESHOLD = ("spancat", "global_pointer", "cse_ner")
 
 
 def tune(nlp, model: Path, tune_path: Path, scores_key: str) -> Optional[Dict]:
-    """Choose the head's threshold for SCORES_KEY on the tuning half with the
+    """Choose the head's threshold for SCORES_KEY on dev (TUNE_PATH) with the
     tool it ships with and set it on NLP; None for a head without one."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
@@ -261,12 +261,12 @@ TUNED_VIEWS = {"spans_sc_f": ("spans",), "ents_f": ("ents", "outer")}
 
 
 def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
-    """The reporting half's scores at the config's settings, and with the
-    threshold chosen on the tuning half for each view the run is judged on."""
+    """The test split's scores at the config's settings, and with the
+    threshold chosen on dev for each view the run is judged on."""
     import spacy
     from evaluate import evaluate_pipeline
 
-    report, tune_path = corpus_dir / "report.spacy", corpus_dir / "tune.spacy"
+    report, tune_path = corpus_dir / "test.spacy", corpus_dir / "dev.spacy"
     nlp = spacy.load(model)
     at_default = views(evaluate_pipeline(nlp, report, "sc", nested))
     factory = nlp.get_pipe_meta(nlp.pipe_names[-1]).factory
@@ -379,7 +379,7 @@ def run_seed(
     command = [
         "python", "-m", "spacy", "train", str(output / "config.cfg"), "--output", str(output),
         "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
-        "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "tune.spacy"),
+        "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "dev.spacy"),
         "--system.seed", str(seed), "--gpu-id", str(gpu_id),
         *budget_overrides(config_path, steps, warmup),
         "--training.eval_frequency", str(steps), "--training.patience", "0",
@@ -434,8 +434,9 @@ def run_seed(
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "data": {"lang": stats["lang"], "nested": stats["nested"],
                  "train_sentences": stats["train"]["n_docs"], "dev_sentences": stats["dev"]["n_docs"],
-                 "tune_sentences": stats["tune"]["n_docs"], "report_sentences": stats["report"]["n_docs"],
-                 "scored_on": "report.spacy (odd-numbered dev docs)",
+                 "test_sentences": stats["test"]["n_docs"],
+                 "tuned_on": "dev.spacy (the whole dev split)",
+                 "scored_on": "test.spacy (the official test split)",
                  "train_limit": stats.get("train_limit", 0), "dev_limit": stats.get("dev_limit", 0)},
         "budget": {"max_steps": steps, "updates": trained.get("steps"),
                    "eval_frequency": steps},
