@@ -35,6 +35,9 @@ def project(tmp_path_factory):
     (root / "data" / "genia").mkdir(parents=True)
     for split in ("train", "dev"):
         (root / "data" / "genia" / f"{split}.jsonl").symlink_to(PROJECT / "assets" / "genia" / f"{split}.jsonl")
+    # The bundled slice has no test split: its dev split stands in, the
+    # workflow reads it as GENIA's test.jsonl.
+    (root / "data" / "genia" / "test.jsonl").symlink_to(PROJECT / "assets" / "genia" / "dev.jsonl")
     return root / "project"
 
 
@@ -71,11 +74,12 @@ def test_compare_writes_one_json_per_seed(project):
         assert run["budget"]["max_steps"] == run["budget"]["eval_frequency"] == 3
         assert run["budget"]["updates"] >= 3
         assert run["data"] == {
-            "lang": "en", "nested": True, "train_sentences": 40, "dev_sentences": 30, "tune_sentences": 15,
-            "report_sentences": 15, "scored_on": "report.spacy (odd-numbered dev docs)",
-            "train_limit": 40, "dev_limit": 30}
-        # scored on the reporting half at the config's threshold and at one chosen on the tuning half
-        # for each score the run is judged on
+            "lang": "en", "nested": True, "train_sentences": 40, "train_tokens": run["data"]["train_tokens"],
+            "dev_sentences": 30, "test_sentences": 300, "tuned_on": "dev.spacy (the whole dev split)",
+            "scored_on": "test.spacy (the official test split)", "train_limit": 40, "dev_limit": 30}
+        assert run["data"]["train_tokens"] > 40
+        # scored on test at the config's threshold and at one chosen on dev for each score the run is
+        # judged on
         assert set(run["scores"]) == set(run["scores_at_default"]) == {"spans", "ents", "outer"}
         for scores in (run["scores"], run["scores_at_default"]):
             for view in scores.values():
@@ -88,7 +92,7 @@ def test_compare_writes_one_json_per_seed(project):
                                   f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
                                   "--vars.compare_train_limit 40 --vars.compare_dev_limit 30")
         assert f"--system.seed {seed}" in run["train_command"]
-        assert "--training.patience 0" in run["train_command"] and "tune.spacy" in run["train_command"]
+        assert "--training.patience 0" in run["train_command"] and "dev.spacy" in run["train_command"]
         assert (training / "global_pointer" / RUN / f"seed{seed}" / "model-last").exists()
     # spaCy's spancat trained on global_pointer's encoder, optimizer, batcher and budget
     baseline = json.loads((runs / "spancat" / RUN / "seed2.json").read_text())
@@ -130,9 +134,9 @@ def test_compare_writes_one_json_per_seed(project):
          for seed in (0, 1)]
     spancat_f = 100 * baseline["scores"]["spans"]["f"]
     mean_f = f"{sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f})"
-    assert f"| `global_pointer` | 3 on 40 train sentences | `global_pointer` | 2 | all spans | {mean_f} |" in page
+    assert f"| 3 on 40 train sentences | `global_pointer` | 2 | test | all spans | {mean_f} |" in page
     assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
-    assert "| `global_pointer` | 3 on 40 train sentences | spaCy `spancat` | 1 | all spans |" in page
+    assert "| `global_pointer` | 3 on 40 train sentences | spaCy `spancat` | 1 | test | all spans |" in page
     text = readme.read_text()
     assert text.startswith("# Title\n\n<!-- results:start -->\nEach package head") and text.endswith("\nafter\n")
     assert "\nold\n" not in text
@@ -217,7 +221,8 @@ def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
             "seed": seed, "head": head, "encoder_of": encoder, "config_file": f"configs/{encoder}.cfg",
             "config_sha256": "ab" * 32, "code": {"commit": "c" * 40, "uncommitted_changes": False},
             "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
-            "budget": {"max_steps": steps}, "data": {"nested": nested, "train_sentences": 100},
+            "budget": {"max_steps": steps},
+            "data": {"nested": nested, "train_sentences": 100, "scored_on": "test.spacy (the official test split)"},
             "train": {"words_per_second": 1000.0, "wall_seconds": 60.0, "peak_rss_mb": 900},
             "scores": {view: {"p": f, "r": f, "f": f} for view in ("spans", "ents")},
             "scores_at_default": {view: {"p": f, "r": f, "f": f - 0.01} for view in ("spans", "ents")},
@@ -254,7 +259,7 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
     speed = tmp_path.parent / "speed"
     speed.mkdir()
     (speed / "genia.json").write_text(json.dumps({
-        "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia x", "pipelines": {
+        "corpus": "genia", "command": "python scripts/measure.py pipeline-speed genia test.spacy", "pipelines": {
             "global_pointer/global_pointer/steps4000": {"words_per_second": 30000.0},
             "global_pointer/spancat/steps4000": {"words_per_second": 5000.0}}}))
     (speed / "wnut17_trf.json").write_text(json.dumps({  # pipelines of no row of this table
@@ -265,19 +270,19 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
     assert rows == [
         "| GENIA | all spans | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.0 | `global_pointer` ahead (seeds 3 / 3) | 30,000 / 5,000 |",
+        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.00 | `global_pointer` ahead (seeds 3 / 3) | test "
+        "| 30,000 / 5,000 |",
         "| GENIA | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `ner` | 70.0 | +6.0 | `global_pointer` ahead on 1 seed: not yet a claim (seeds 3 / 1) | - |",
+        "| spaCy `ner` | 70.0 | +6.00 | one seed: not a claim (seeds 3 / 1) | test | - |",
         "| GermEval 2014 | `doc.ents` | `lcrf_ner.cfg` | 4,000 | `lcrf_ner` | 60.0 "
-        "| spaCy `ner` | 59.5 | +0.5 | level: within what seeds move (seeds 1 / 1) | - |",
+        "| spaCy `ner` | 59.5 | +0.50 | one seed: not a claim (seeds 1 / 1) | test | - |",
         "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 30.0 "
-        "| spaCy `ner` | 35.0 | -5.0 | spaCy `ner` ahead on 1 seed: not yet a claim (seeds 1 / 1) | - |"]
-    assert "Predict words/s: `python scripts/measure.py pipeline-speed genia x` (in project/)." in lines
+        "| spaCy `ner` | 35.0 | -5.00 | one seed: not a claim (seeds 1 / 1) | test | - |"]
+    assert "Predict words/s: `python scripts/measure.py pipeline-speed genia test.spacy` (in project/)." in lines
     assert not any("pipeline-speed wnut17 trf" in line for line in lines)
     short = tables.fair_table(tables.read_runs(tmp_path), transformer=False, link="B.md",
                               speed=tables.read_speed(speed), explain=False)
-    assert short[0].startswith("Made as the table above") and [line for line in short if line.startswith("| ")
-                                                              and not line.startswith("| corpus")] == rows
+    assert [line for line in short if line.startswith("| ") and not line.startswith("| corpus")] == rows
     assert tables.fair_table(tables.read_runs(tmp_path), transformer=True, link="B.md")[0].startswith("No pair")
 
 
@@ -291,9 +296,10 @@ def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
     groups = tables.read_runs(tmp_path)
     (row,) = [line for line in tables.fair_table(groups, False, "B.md") if line.startswith("| GENIA")]
     assert "`crener.cfg` (crener adds a BiLSTM of its own in the head)" in row
-    assert "| +1.3 | `crener` ahead (the seeds' ranges overlap) (seeds 3 / 3) |" in row
+    assert "| +1.33 | `crener` ahead (the seeds' ranges overlap) (seeds 3 / 3) |" in row
     page = "\n".join(tables.compare_tables(groups))
-    assert "| `crener` | 4,000 | `crener` | 3 | all spans | 73.0 (70.0-75.0) | 73.0 | 73.0 | 72.0 (69.0-74.0) |" in page
+    assert ("| `crener` | 4,000 | `crener` | 3 | test | all spans | 73.0 (70.0-75.0) | 73.0 | 73.0 "
+            "| 72.0 (69.0-74.0) |") in page
     assert "`runs/genia/crener/spancat/steps4000/seed{0,1,2}.json`" in page
 
 
@@ -317,7 +323,7 @@ def test_a_row_on_a_cut_corpus_says_how_many_train_sentences(tmp_path):
     write_runs(tmp_path, runs)
     groups = tables.read_runs(tmp_path)
     (row,) = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| GENIA")]
-    assert "| `global_pointer_trf.cfg` | 1,000 on 3,000 train sentences | `global_pointer_trf` |" in row
+    assert "| 100 | 1,000 (-) | `global_pointer_trf` |" in row
     assert "| 1,000 on 3,000 train sentences |" in "\n".join(tables.compare_tables(groups))
 
 
@@ -333,13 +339,13 @@ def test_a_run_shared_by_two_encoders_names_the_training_it_is(tmp_path):
     write_runs(tmp_path, runs)
     speed = tmp_path.parent / f"{tmp_path.name}-speed"  # beside the runs, not among them
     speed.mkdir()
-    (speed / "genia_trf.json").write_text(json.dumps({"corpus": "genia", "command": "measure", "pipelines": {
+    (speed / "genia_trf.json").write_text(json.dumps({"corpus": "genia", "command": "measure test.spacy", "pipelines": {
         "crener_trf/crener_trf/steps1000": {"words_per_second": 900.0},
         "global_pointer_trf/spancat/steps1000": {"words_per_second": 600.0}}}))
     groups = tables.read_runs(tmp_path)
     (row,) = [line for line in tables.fair_table(groups, True, "B.md", tables.read_speed(speed))
               if line.startswith("| GENIA")]
-    assert "| `crener_trf` | 70.0 | spaCy `spancat` | 66.0 | +4.0 |" in row and row.endswith("| 900 / 600 |")
+    assert "| `crener_trf` | 20x | 70.0 | spaCy `spancat` | 66.0 | +4.00 |" in row and row.endswith("| 900 / 600 |")
     assert f"(the same training as `runs/{twin}`)" in "\n".join(tables.compare_tables(groups))
 
 
@@ -353,19 +359,32 @@ def test_a_run_path_names_the_head_encoder_and_budget():
         "--vars.compare_steps 1000 --vars.compare_warmup 100 --vars.compare_train_limit 3000")
 
 
-def test_the_dev_halves_alternate_and_cover_dev(tmp_path):
-    """tune.spacy takes the even-numbered dev docs, report.spacy the odd ones."""
-    import corpus
-    from spacy.tokens import Doc, DocBin
-    from spacy.vocab import Vocab
+def test_every_compared_corpus_with_test_labels_names_its_test_split():
+    """compare reports on the official test split; CLUENER publishes none and
+    is refused rather than scored on dev."""
+    from common import CORPORA
 
-    vocab = Vocab()
-    docs = [Doc(vocab, words=[f"w{i}", "x"]) for i in range(7)]
-    DocBin(docs=docs).to_disk(tmp_path / "dev.spacy")
-    corpus.split_dev(tmp_path / "dev.spacy", tmp_path, "en")
-    halves = {name: [doc[0].text for doc in DocBin().from_disk(tmp_path / f"{name}.spacy").get_docs(vocab)]
-              for name in ("tune", "report")}
-    assert halves == {"tune": ["w0", "w2", "w4", "w6"], "report": ["w1", "w3", "w5"]}
+    data = REPO_ROOT.parent / "shared" / "data"
+    assert {name for name, corpus in CORPORA.items() if corpus.test is None} == {"cluener"}
+    for name, corpus in CORPORA.items():
+        if corpus.test is not None and data.exists():
+            assert (data / corpus.folder / corpus.test).exists(), name
+
+
+def test_a_row_scored_on_test_is_never_set_beside_one_scored_on_dev(tmp_path):
+    """Seeds rerun on test replace the folder's seeds scored on the reporting
+    half of dev, and a pair needs both sides on one split."""
+    import tables
+
+    old = {"nested": True, "train_sentences": 100, "scored_on": "report.spacy (odd-numbered dev docs)"}
+    write_runs(tmp_path, [
+        fake_run("genia", "crener", "crener", 0, 0.75),
+        {**fake_run("genia", "crener", "crener", 1, 0.99), "data": old},
+        {**fake_run("genia", "crener", "spancat", 0, 0.70), "data": old},
+    ])
+    groups = tables.read_runs(tmp_path)
+    assert groups[tables.Key("genia", "crener", "crener", "steps4000")].seeds == [0]
+    assert tables.pairs(groups, transformer=False) == []
 
 
 def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_path):
@@ -425,14 +444,14 @@ def test_a_papers_claim_sets_two_package_heads_side_by_side_only_on_one_transfor
     assert rows == [
         "| GlobalPointer (Su et al.) | a span pointer beats a CRF over the same encoder | WNUT-17 | `doc.ents` "
         "| 1,000 | `global_pointer_trf`, `head_lr_scale=20` | 61.0 (60.0-62.0) | 61.0 / 61.0 "
-        "| `lcrf_ner_trf`, `transitions=crf` | 56.0 (55.0-57.0) | 56.0 / 56.0 | +5.0 "
-        "| `global_pointer_trf`, `head_lr_scale=20` ahead (seeds 3 / 3) |"]
+        "| `lcrf_ner_trf`, `transitions=crf` | 56.0 (55.0-57.0) | 56.0 / 56.0 | +5.00 "
+        "| `global_pointer_trf`, `head_lr_scale=20` ahead (seeds 3 / 3; test) |"]
     missing = [line for line in lines if line.startswith("- Not run yet")]
     assert len(missing) == 2 and "--vars.config cse_ner_trf` and `--vars.config lcrf_ner_trf`" in missing[1]
 
 
 @pytest.mark.parametrize("name,chosen", [("global_pointer", True), ("cse_ner", True), ("lcrf_ner", False)])
-def test_every_head_with_a_threshold_has_it_chosen_on_the_tuning_half(name, chosen, tmp_path):
+def test_every_head_with_a_threshold_has_it_chosen_on_dev(name, chosen, tmp_path):
     """compare tunes each head's threshold with the tool docs/thresholds.md
     names for it (find-threshold for global_pointer and cse_ner); lcrf_ner
     has none. The chosen threshold is set on the pipeline that is scored."""
@@ -471,7 +490,7 @@ def test_the_fair_table_sets_only_the_configs_as_shipped_beside_spacy(tmp_path):
     ])
     groups = tables.read_runs(tmp_path)
     rows = [line for line in tables.fair_table(groups, True, "B.md") if line.startswith("| WNUT-17")]
-    assert len(rows) == 1 and f"`head_lr_scale={scale:g}` | 62.0 |" in rows[0]
+    assert len(rows) == 1 and f"`head_lr_scale={scale:g}` | {scale:g}x | 62.0 |" in rows[0]
     assert "head_lr_scale=1000" in "\n".join(tables.compare_tables(groups))
 
 
@@ -484,8 +503,8 @@ def test_spacys_head_on_two_configs_that_train_it_alike_is_trained_once(monkeypa
     corpus_dir.mkdir()
     split = {"n_docs": 4, "max_length": 3}
     (corpus_dir / "stats.json").write_text(json.dumps(
-        {"lang": "en", "nested": True, "train_limit": 3000, **{part: split for part in
-                                                               ("train", "dev", "tune", "report")}}))
+        {"lang": "en", "nested": True, "train_limit": 3000, **{part: {**split, "n_tokens": 12} for part in
+                                                               ("train", "dev", "test")}}))
     trained = []
 
     def fake_training(command, env):
