@@ -93,7 +93,7 @@ def instrument(nlp) -> None:
     scorer_module.fold_tag_projection = in_region("co-predictor", scorer_module.fold_tag_projection)
     crener.get_loss = in_region("loss (gold grids + loss)", crener.get_loss)
     crener._gold_grids = in_region("loss: gold grids (numpy)", crener._gold_grids)
-    crener._decode = in_region("decoding", crener._decode)
+    crener._decode_at = in_region("decoding", crener._decode_at)
     for _, pipe in nlp.pipeline:
         pipe.finish_update = in_region("optimizer", pipe.finish_update)
 

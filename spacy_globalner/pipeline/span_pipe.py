@@ -9,12 +9,10 @@ A subclass provides the model-specific parts:
   reaches the model. `_n_head_outputs()` if the head's nO is not len(labels);
   the base's `_init_model_shape()` then sizes the head and builds its torch
   module, so that weights can be loaded into it;
-- `_decode_at(docs, scores, thresholds) -> (spans, counts)`: pure decoding of
-  model output at per-label thresholds, at most `max_candidates` spans per
-  doc, and how many each doc had before that cap; the base decodes at
-  `label_thresholds()` and warns with `capped_warning` where the cap cut a
-  doc. A component without a threshold overrides `_decode(docs, scores)`
-  instead;
+- `_decode_at(docs, scores, thresholds) -> spans`: pure decoding of model
+  output, one SpanArrays per doc; `thresholds` is `label_thresholds()` (a
+  probability per label) where the class sets `span_thresholds`, else None.
+  A head with `max_candidates` passes its pre-cap counts to `_warn_capped`;
 - `get_loss(examples, scores)`;
 - `_initialize_settings(summary, get_examples)`, where the head infers
   settings from the gold or warns about gold it cannot learn: `initialize`
@@ -42,7 +40,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
-from ..validation import check_key, check_number
+from ..validation import check_bool, check_key, check_number
 from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans
@@ -64,6 +62,11 @@ maxout_pieces = 3
 subword_features = true
 """
 N_INIT_EXAMPLES = 10
+# The most spans one doc may yield (global_pointer, crener), the highest-scoring
+# kept: a bound on the memory of a long doc, where an untrained or badly
+# trained head would yield a span for most cells (docs/thresholds.md,
+# "max_candidates").
+DEFAULT_MAX_CANDIDATES = 20000
 # With at least this many gold spans, losing most of them to misalignment means
 # the tokenizer does not match the corpus: an error, not a warning.
 MIN_SPANS_FOR_MISMATCH = 10
@@ -97,6 +100,9 @@ class SpanPipe(TrainablePipe):
 
     learned_cfg_keys: Tuple[str, ...] = ("labels", "thresholds")
     inferred_cfg_keys: Tuple[str, ...] = ()
+    # Whether cfg["threshold"] (and the calibrated cfg["thresholds"]) is the
+    # score, a probability, that a span of a label must reach.
+    span_thresholds: bool = False
     # Formatted with name, kept, count, length and more where max_candidates
     # cut a doc's spans.
     capped_warning: str = ""
@@ -116,6 +122,7 @@ class SpanPipe(TrainablePipe):
         if not callable(ents_filter):
             raise ValueError(Errors.E008.format(value=ents_filter))
         check_key(spans_key, "spans_key", name)
+        check_bool(set_ents, "set_ents", name)
         if "head_lr_scale" in cfg:
             check_number(cfg["head_lr_scale"], "head_lr_scale", name, above=0.0, error=Errors.E040)
         self.vocab = vocab
@@ -264,18 +271,24 @@ class SpanPipe(TrainablePipe):
         docs = list(docs)
         ents_filter = self.ents_filter if self.cfg["set_ents"] else None
         label_keys = [self.vocab.strings.add(label) for label in self.labels]
-        for doc, found in zip(docs, self._decode(docs, scores)):
+        thresholds = self.label_thresholds() if self.span_thresholds else None
+        for doc, found in zip(docs, self._decode_at(docs, scores, thresholds)):
             found = filter_span_arrays(doc, found)
             write_spans(doc, found, label_keys, self.key, ents_filter)
 
-    def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
-        """The spans of each doc at label_thresholds()."""
-        return self._decode_capped(docs, scores, self.label_thresholds())
+    def _decode_at(self, docs: List[Doc], scores, thresholds: Optional[numpy.ndarray]) -> List[SpanArrays]:
+        """The spans of each doc, in the order of its labels' ids.
 
-    def _decode_capped(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        """Decode at `thresholds`, and warn once per call where `max_candidates`
-        cut a doc's spans, naming the first such doc."""
-        found, counts = self._decode_at(docs, scores, thresholds)
+        thresholds (Optional[numpy.ndarray]): Float (n_labels,): the score (a
+            probability) each label's spans must reach, where span_thresholds;
+            else None.
+        RETURNS (List[SpanArrays]): One per doc.
+        """
+        raise NotImplementedError
+
+    def _warn_capped(self, docs: List[Doc], counts: numpy.ndarray) -> None:
+        """Warn once per call where `max_candidates` cut a doc's spans (counts:
+        how many each doc had before the cap), naming the first such doc."""
         cap = self.cfg.get("max_candidates") or None
         over = numpy.flatnonzero(counts > cap) if cap is not None else []
         if len(over):
@@ -286,27 +299,31 @@ class SpanPipe(TrainablePipe):
                     name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more
                 )
             )
-        return found
 
     # Thresholds: `threshold` for every label, unless calibrated ------------
 
     @property
     def can_calibrate(self) -> bool:
-        """Whether the component has a threshold `spacy globalner calibrate` can set."""
-        return "threshold" in self.cfg
+        """Whether `spacy globalner calibrate` can set per-label thresholds."""
+        return self.span_thresholds
 
     def label_thresholds(self) -> numpy.ndarray:
-        """Float64 (n_labels,): each label's calibrated threshold from
-        cfg["thresholds"] (label -> number), `threshold` for the others.
+        """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
+        each label's spans must reach: its threshold from `spacy globalner
+        calibrate` (cfg["thresholds"], label -> probability), `threshold` for
+        the others.
         """
+        fallback = self.cfg["threshold"]  # may be set in Python after creation
+        check_number(fallback, "threshold", self.name, least=0.0, most=1.0, error=Errors.E050, key=self.key)
         calibrated = self.cfg.get("thresholds") or {}
         values = calibrated.values() if isinstance(calibrated, dict) else [None]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
-        fallback = self.cfg["threshold"]
         thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
         if not numpy.isfinite(thresholds).all():
             raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
+        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
+            raise ValueError(Errors.E051.format(name=self.name, value=calibrated))
         return thresholds
 
     def candidate_spans(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
@@ -316,20 +333,8 @@ class SpanPipe(TrainablePipe):
         thresholds (numpy.ndarray): Float (n_labels,), one per label.
         RETURNS (List[SpanArrays]): One per doc.
         """
-        found = self._decode_capped(docs, scores, thresholds)
+        found = self._decode_at(docs, scores, thresholds)
         return [filter_span_arrays(doc, spans) for doc, spans in zip(docs, found)]
-
-    def _decode_at(
-        self, docs: List[Doc], scores, thresholds: numpy.ndarray
-    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
-        """Decode with per-label thresholds (components with a threshold).
-
-        thresholds (numpy.ndarray): Float (n_labels,), one per label.
-        RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The spans of each
-            doc, at most max_candidates, and how many each doc had before
-            that cap.
-        """
-        raise NotImplementedError
 
     def _init_model_shape(self) -> None:
         """Copy cfg settings to the model, then size the head from the labels and
@@ -408,6 +413,8 @@ class SpanPipe(TrainablePipe):
         check_schedule_budget(nlp, get_examples)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
+        if self.span_thresholds:
+            self.label_thresholds()  # a threshold out of range fails before training
         self._initialize_settings(summary, get_examples)
         self._initialize_model(get_examples)
 
