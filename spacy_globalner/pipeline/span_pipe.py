@@ -29,7 +29,6 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy
 import srsly
-import torch
 from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -40,6 +39,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 
 from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
+from ..ml.layers.pytorch_wrapper import shim_module
 from ..validation import check_bool, check_key, check_number
 from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
@@ -578,8 +578,8 @@ def non_finite_weights(model: Model) -> Tuple[int, Optional[str]]:
             if node.has_param(name)
         ]
         for shim in node.shims:
-            module = getattr(shim, "_model", None)
-            if isinstance(module, torch.nn.Module):
+            module = shim_module(shim)
+            if module is not None:
                 arrays.extend(
                     (name, tensor.detach().float().cpu().numpy())
                     for name, tensor in module.state_dict().items()

@@ -32,7 +32,7 @@ def one_step(name, head_lr_scale):
         for i, node in enumerate(pipe.model.walk()):
             part = "head" if node.id in head_nodes else "body"
             for shim in node.shims:
-                for param_name, param in shim._model.named_parameters():
+                for param_name, param in shim.module.named_parameters():
                     values[(part, i, param_name)] = param.detach().numpy().copy()
             for param_name in node.param_names:
                 if node.has_param(param_name):
