@@ -47,6 +47,7 @@ from .gold import aligned_gold_spans
 from .listeners import missing_upstream
 from .schedule_budget import check_schedule_budget
 from .span_output import write_spans
+from .spans_keys import written_spans_key
 
 # The encoder of every component's default model, appended to its [model]
 # block: the CNN that spaCy's own components start from.
@@ -549,10 +550,11 @@ class SpanPipe(TrainablePipe):
 
 
 def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> None:
-    """Raise E023 where another spacy-globalner component of nlp writes
+    """Raise E023 where another component of nlp (spancat too) writes
     doc.spans[key]: whichever ran later would replace the other's spans.
     Factories call it before the component joins the pipeline, initialize()
-    again (a pipe's spans_key can change after it was built).
+    again (a pipe's spans_key can change after it was built, and spaCy's
+    factories, adding spancat after this one, check nothing).
 
     nlp (Language): The pipeline.
     name (str): The component's name.
@@ -560,7 +562,7 @@ def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> No
     factory (str): Its factory, for the fix the error gives.
     """
     for other, pipe in nlp.components:
-        if other != name and isinstance(pipe, SpanPipe) and pipe.key == key:
+        if other != name and written_spans_key(pipe) == key:
             raise ValueError(Errors.E023.format(name=name, other=other, key=key, factory=factory))
 
 
