@@ -22,10 +22,10 @@ from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
+from .span_labels import GoldSummary
 from .span_pipe import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOK2VEC_MODEL,
-    GoldSummary,
     SpanPipe,
     check_spans_key_free,
 )

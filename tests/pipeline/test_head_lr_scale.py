@@ -9,7 +9,7 @@ import spacy
 from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
-from spacy_globalner.pipeline.span_pipe import HeadScaledOptimizer
+from spacy_globalner.pipeline.head_lr import HeadScaledOptimizer
 from tests.helpers.trained_pipelines import component_params, genia_docs, small_config
 
 SCALE = 8.0
