@@ -169,6 +169,13 @@ class Errors(metaclass=ErrorsWithCodes):
             "its own: nlp.add_pipe(\"{factory}\", name=\"{name}\", config={{"
             "\"spans_key\": \"{name}\"}}), or spans_key = \"{name}\" in "
             "[components.{name}] of the config.")
+    E024 = ("Cannot calibrate '{name}' ({factory}) in the pipeline at {model}: "
+            "its threshold is the probability that makes a token a start or "
+            "end marker, one for all labels, not the score a span of a label "
+            "must reach, which is what calibrate chooses per label. Tune it on "
+            "dev data with `spacy find-threshold {model} DEV.spacy {name} "
+            "threshold ents_f`, and set the best value as threshold in "
+            "[components.{name}].")
 
     E040 = ("{name} of '{owner}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "
@@ -176,17 +183,17 @@ class Errors(metaclass=ErrorsWithCodes):
     # global_pointer: E050-E059
     E050 = ("threshold of '{owner}' must be a probability from 0 to 1, got "
             "{value!r}: a span is kept where its score (the probability in "
-            "doc.spans[key].attrs[\"scores\"]) is at least the threshold, as "
-            "in spancat; the default is 0.3775. It was a logit before: a logit "
-            "x is the probability 1 / (1 + e^-x), e.g. -0.5 is 0.3775. Tune it "
-            "with `spacy find-threshold MODEL DEV {owner} threshold spans_{key}_f`.")
+            "doc.spans[key].attrs[\"scores\"]) reaches the threshold, as in "
+            "spancat. A logit or margin x is the probability 1 / (1 + e^-x), "
+            "e.g. -0.5 is 0.3775 and 1.5 is 0.8176. Tune it with `spacy "
+            "find-threshold MODEL DEV {owner} threshold spans_{key}_f`.")
     E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "
             "from 0 to 1 (the score a span of that label must reach), got "
-            "{value!r}: thresholds written as logits by an earlier `spacy "
-            "globalner calibrate`. Run calibrate again, or delete the key from "
-            "{name}/cfg to use `threshold` for every label.")
-    E052 = ("max_candidates of '{owner}' must be an integer of at least 0 (the "
-            "most spans one doc may yield; 0 or null: no bound), got {value!r}.")
+            "{value!r}. Run `spacy globalner calibrate` again, or delete the "
+            "key from {name}/cfg to use `threshold` for every label.")
+    E052 = ("max_candidates of '{owner}' must be an integer of at least 0 or "
+            "null (the most spans one doc may yield, the highest-scoring kept; "
+            "0 or null: no bound), got {value!r}.")
     # lcrf_ner: E100-E149
     E100 = ("{name} of '{owner}' must be true or false, got {value!r}.")
     E101 = ("'{name}' expected emissions of shape {expected} for a batch of "
@@ -246,9 +253,6 @@ class Errors(metaclass=ErrorsWithCodes):
             "scaling) needs a CUDA GPU. Train on a GPU (spacy train ... --gpu-id "
             "0, with a CUDA build of torch), or set mixed_precision = false in "
             "[components.<name>.model] (on a CPU it would change nothing).")
-    E232 = ("max_candidates of '{owner}' must be an integer of at least 0 or "
-            "null (the most spans one doc may yield, the highest-scoring kept; "
-            "0 or null: no bound), got {value!r}.")
     E233 = ("unsegmented_window of '{owner}' must be an integer of at least 8 "
             "or null, got {value!r}: it is the length of the overlapping "
             "windows over text longer than max_grid_length without a sentence "

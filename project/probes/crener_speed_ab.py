@@ -39,6 +39,7 @@ from thinc.api import fix_random_seed
 from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.torch.crener.co_predictor import fold_tag_projection
 
 
@@ -148,7 +149,7 @@ def main() -> None:
         examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
         optimizer = nlp.initialize(lambda examples=examples: examples[:400])
         if name == "before":
-            LEVERS[args.lever](nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model)
+            LEVERS[args.lever](wrapped_module(nlp.get_pipe("crener").model.get_ref("head").layers[0]))
         pipelines[name] = (nlp, optimizer, examples)
     batches = list(minibatch_by_words(pipelines["now"][2][400:], size=args.words, tolerance=0.2))
     dev = list(DocBin().from_disk(args.dev).get_docs(pipelines["now"][0].vocab))[:1000]
@@ -172,7 +173,7 @@ def main() -> None:
         # decode the same grids (the two pipelines' weights drift apart in
         # float rounding, and with them the candidates the decoder walks).
         nlp = pipelines["now"][0]
-        scorer = nlp.get_pipe("crener").model.get_ref("head").layers[0].shims[0]._model
+        scorer = wrapped_module(nlp.get_pipe("crener").model.get_ref("head").layers[0])
         for name in order:
             if name == "before":
                 LEVERS[args.lever](scorer)

@@ -18,6 +18,8 @@ import torch
 import typer
 from spacy.util import registry
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
+
 
 def main(
     jsonl: Path,
@@ -38,7 +40,7 @@ def main(
     ours.initialize(X=vectors[:4])
     # Same weights in both: the padded encoder wraps torch.nn.LSTM itself, the
     # other holds it as .lstm.
-    torch_modules = [[node.shims[0]._model for node in encoder.walk() if node.shims] for encoder in (padded, ours)]
+    torch_modules = [[wrapped_module(node) for node in encoder.walk() if node.shims] for encoder in (padded, ours)]
     torch_modules[1][0].lstm.load_state_dict(torch_modules[0][0].state_dict())
     batches = [vectors[i : i + batch_size] for i in range(0, len(vectors), batch_size)]
     encoders = {"spacy.TorchBiLSTMEncoder.v1": padded, "spacy-globalner.BiLSTMEncoder.v1": ours}

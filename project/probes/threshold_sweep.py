@@ -6,8 +6,7 @@ and all of it, as `spacy evaluate` scores it (spans_sc and ents, F, P, R).
         [--ents-filter spacy-globalner.highest_score_filter.v1]
 
 Per-label calibrated thresholds are set aside, so `threshold` alone decides:
-for global_pointer a probability (the score a span must reach), for crener a
-margin (docs/thresholds.md).
+a probability, the score a span must reach (docs/thresholds.md).
 --ents-filter loads the pipeline with another `ents_filter` (global_pointer,
 crener), which decides doc.ents from the spans that pass the threshold.
 Choose a default on devA of every corpus, report it on devB: the way the

@@ -2,7 +2,8 @@
 
 Chooses a threshold per label on dev data for a global_pointer or crener
 component, a probability: the score (as in doc.spans[key].attrs["scores"]) a
-span of that label must reach. Saves the pipeline with them in the
+span of that label must reach; cse_ner's one marker threshold is refused
+(E024), `spacy find-threshold` tunes it. Saves the pipeline with them in the
 component's cfg ("thresholds"), where spacy.load finds them; the component's
 `threshold` stays the fallback for labels without one (docs/thresholds.md).
 Also `python -m spacy_globalner calibrate ...`.
@@ -96,12 +97,26 @@ def _component_name(nlp, component: Optional[str], model: str) -> str:
     components = nlp.pipe_names
     if component is not None:
         if component not in calibratable:
+            _refuse_marker_threshold(nlp, component, model)
             raise ValueError(Errors.E019.format(what=repr(component), model=model, components=components))
         return component
     if len(calibratable) != 1:
+        if not calibratable:
+            for name in components:
+                _refuse_marker_threshold(nlp, name, model)
         what = "without --component" if calibratable else "anything"
         raise ValueError(Errors.E019.format(what=what, model=model, components=components))
     return calibratable[0]
+
+
+def _refuse_marker_threshold(nlp, name: str, model: str) -> None:
+    """E024 for a spacy-globalner component whose threshold is not a span
+    score per label (cse_ner's markers): `spacy find-threshold` tunes it."""
+    pipe = nlp.get_pipe(name) if name in nlp.component_names else None
+    # duck-typed, as above: importing the pipeline here would load torch with the CLI
+    if getattr(pipe, "can_calibrate", True) is False and "threshold" in getattr(pipe, "cfg", {}):
+        factory = nlp.get_pipe_meta(name).factory
+        raise ValueError(Errors.E024.format(name=name, factory=factory, model=model))
 
 
 def print_report(report, name: str) -> None:

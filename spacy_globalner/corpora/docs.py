@@ -22,6 +22,7 @@ from spacy.util import filter_spans, get_words_and_spaces
 from spacy.vocab import Vocab
 
 from ..errors import Errors, Warnings
+from ..validation import check_int
 from .lines import PathLike, check_path
 
 # (start token, end token exclusive, label)
@@ -192,10 +193,7 @@ def read_docs(
     path = check_path(path)
     if not isinstance(spans_key, str) or not spans_key:
         raise ValueError(Errors.E308.format(value=spans_key))
-    if limit is not None and (
-        isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-    ):
-        raise ValueError(Errors.E309.format(value=limit))
+    check_int(limit, "limit", "read_docs", allow_none=True, error=Errors.E309)
     if repairs is None:
         repairs = Repairs()
     return _read_docs(parse, path, vocab, spans_key, limit, repairs)

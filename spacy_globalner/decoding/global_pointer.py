@@ -3,6 +3,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 
+from .probabilities import logit, sigmoid
 from .spans import EntityArrays, SpanArrays, split_by_doc
 
 
@@ -68,7 +69,7 @@ def decode_band(
     inside = widths < remaining[rows]
     rows, widths, label_ids = rows[inside], widths[inside], label_ids[inside]
     logits = scores[rows, widths, label_ids].astype("float64")
-    probs = (0.5 * (1.0 + numpy.tanh(0.5 * logits))).astype("float32")  # overflow-free sigmoid
+    probs = sigmoid(logits).astype("float32")
     # The cut may let through cells just below: the score users read decides.
     keep = probs >= (threshold[label_ids] if threshold.ndim else threshold)
     rows, widths, label_ids, logits, probs = rows[keep], widths[keep], label_ids[keep], logits[keep], probs[keep]
@@ -114,8 +115,8 @@ def logit_cuts(threshold: numpy.ndarray, dtype) -> numpy.ndarray:
     narrow = numpy.where(narrow > wide, numpy.nextafter(narrow, numpy.float32(0)), narrow)
     below = numpy.nextafter(narrow, numpy.float32(0)).astype("float64") - 1e-15
     lowest = float(numpy.finfo(dtype).min)  # no score is lower: every cell
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        logits = numpy.where(below > 0.0, numpy.log(below) - numpy.log1p(-below), lowest)
+    with numpy.errstate(invalid="ignore"):
+        logits = numpy.where(below > 0.0, logit(below), lowest)
     return below_in_dtype(numpy.maximum(logits, lowest), dtype)
 
 

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..decoding import SpanArrays
+from ..decoding.probabilities import logit, sigmoid
 from .gold import reference_spans
 
 # How far below the lowest current threshold, in logits, the sweep looks:
@@ -122,8 +123,7 @@ def floor_below(thresholds: numpy.ndarray) -> float:
     """The probability SWEEP_RANGE logits below the lowest of `thresholds`
     (probabilities), where calibration decodes its candidates."""
     lowest = float(numpy.clip(thresholds.min(), 1e-12, 1.0 - 1e-12))
-    logit = math.log(lowest) - math.log1p(-lowest) - SWEEP_RANGE
-    return 0.5 * (1.0 + math.tanh(0.5 * logit))
+    return float(sigmoid(logit(lowest) - SWEEP_RANGE))
 
 
 def calibrate_thresholds(

@@ -1,6 +1,6 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
 import warnings
-from typing import Any, Callable, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -15,13 +15,20 @@ from ..decoding import SpanArrays
 from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
+from ..decoding.probabilities import logit, sigmoid
 from ..errors import Errors, Warnings
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
-from ..validation import check_bool, check_int, check_number
+from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import DEFAULT_TOK2VEC_MODEL, GoldSummary, SpanPipe, check_spans_key_free
+from .span_labels import GoldSummary
+from .span_pipe import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_TOK2VEC_MODEL,
+    SpanPipe,
+    check_spans_key_free,
+)
 
 DEFAULT_CRENER_MODEL = """
 [model]
@@ -39,14 +46,21 @@ GridScores = Tuple[List[Floats3d], Ints2d]
 # The shortest window whose context (max_grid_length // 8 tokens each side) is
 # not empty: shorter windows would not overlap (decoding.crener.windows).
 MIN_GRID_LENGTH = 8
-# The most spans one doc may yield (highest scores kept), as global_pointer's:
-# a bound on the memory of a long doc, where an untrained head closes spans
-# in most cells (docs/crener.md, "max_candidates").
-DEFAULT_MAX_CANDIDATES = 20000
+# The score a span must reach: sigmoid(0), where the closing vote and the
+# learned threshold class are level.
+DEFAULT_THRESHOLD = 0.5
+DEFAULT_MAX_GRID_LENGTH = 256
+DEFAULT_POSITIVE_WEIGHT = 5.0
 # The windows over long text without sentence boundaries: a token of such text
 # pays for about 4/3 of a window's length in grid cells; 96 still finds every
 # entity of up to 24 tokens (docs/crener.md, "unsegmented_window").
 DEFAULT_UNSEGMENTED_WINDOW = 96
+# Saved in the component's cfg: the scale of `threshold` in the pipeline's
+# config. A pipeline saved without it has a margin of logits there
+# (docs/thresholds.md, "crener pipelines with a margin"), read as the
+# probability sigmoid(margin) at load.
+PROBABILITY = "probability"
+MARGIN = "margin"
 
 
 @Language.factory(
@@ -55,9 +69,9 @@ DEFAULT_UNSEGMENTED_WINDOW = 96
     default_config={
         "model": DEFAULT_CRENER_MODEL_CONFIG,
         "spans_key": "sc",
-        "threshold": 0.0,
-        "positive_weight": 5.0,
-        "max_grid_length": 256,
+        "threshold": DEFAULT_THRESHOLD,
+        "positive_weight": DEFAULT_POSITIVE_WEIGHT,
+        "max_grid_length": DEFAULT_MAX_GRID_LENGTH,
         "unsegmented_window": DEFAULT_UNSEGMENTED_WINDOW,
         "max_candidates": DEFAULT_MAX_CANDIDATES,
         "set_ents": True,
@@ -110,19 +124,22 @@ class CRENER(SpanPipe):
     """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
     and decode the entities from the cells above threshold.
 
-    Settings in self.cfg: labels, spans_key, threshold (a margin over the
-    threshold class, for the link and the closing votes alike; a span's score
-    is sigmoid(its closing vote), so it keeps spans scored above
-    sigmoid(threshold)), positive_weight (weight in the loss of a cell carrying a
+    Settings in self.cfg: labels, spans_key, threshold (a probability: a
+    span's score, as in attrs["scores"], is sigmoid(its closing vote), and
+    spans scored above it are kept; a neighbour link needs the same
+    probability), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
     grid window), unsegmented_window (tokens in each of the overlapping
     windows over text longer than max_grid_length without a sentence
     boundary, at most max_grid_length; None: max_grid_length),
     max_candidates (the most spans one doc may yield, the highest-scoring
-    kept; 0 or None: no bound) and set_ents.
+    kept; 0 or None: no bound) and set_ents; learned: thresholds (label ->
+    probability, from `spacy globalner calibrate`; `threshold` is the
+    fallback).
     """
 
     capped_warning = Warnings.W230
+    span_thresholds = True
 
     def __init__(
         self,
@@ -131,9 +148,9 @@ class CRENER(SpanPipe):
         name: str = "crener",
         *,
         spans_key: str = "sc",
-        threshold: float = 0.0,
-        positive_weight: float = 5.0,
-        max_grid_length: int = 256,
+        threshold: float = DEFAULT_THRESHOLD,
+        positive_weight: float = DEFAULT_POSITIVE_WEIGHT,
+        max_grid_length: int = DEFAULT_MAX_GRID_LENGTH,
         unsegmented_window: Optional[int] = DEFAULT_UNSEGMENTED_WINDOW,
         max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
         set_ents: bool = True,
@@ -141,12 +158,13 @@ class CRENER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
+        # A number only: a pipeline whose config holds a margin is created
+        # first and converted in from_disk; label_thresholds() checks the range.
         check_number(threshold, "threshold", name, error=Errors.E009)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
         _check_unsegmented_window(unsegmented_window, name)
-        check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E232)
-        check_bool(set_ents, "set_ents", name)
+        check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         super().__init__(
             vocab,
             model,
@@ -156,6 +174,7 @@ class CRENER(SpanPipe):
             ents_filter=ents_filter,
             scorer=scorer,
             threshold=float(threshold),
+            threshold_scale=PROBABILITY,
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
             unsegmented_window=unsegmented_window,
@@ -197,37 +216,36 @@ class CRENER(SpanPipe):
                 )
             )
 
-    def label_thresholds(self) -> numpy.ndarray:
-        """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
-        each label's spans must reach: its threshold from `spacy globalner
-        calibrate` (cfg["thresholds"]), or sigmoid(threshold) for the others.
-        """
-        super().label_thresholds()  # checks cfg["thresholds"]
-        calibrated = self.cfg.get("thresholds") or {}
-        fallback = 0.5 * (1.0 + numpy.tanh(0.5 * self.cfg["threshold"]))
-        thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
-        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
-            raise ValueError(Errors.E051.format(name=self.name, value=calibrated))
-        return thresholds
-
     def _decode_at(
-        self, docs: List[Doc], scores: GridScores, thresholds: numpy.ndarray
-    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
-        # Per-label thresholds (probabilities) apply to the labelled closing
-        # votes, as margins; the unlabelled neighbour links keep `threshold`.
+        self, docs: List[Doc], scores: GridScores, thresholds: Optional[numpy.ndarray]
+    ) -> List[SpanArrays]:
+        # The grid holds logits: a probability p is the margin logit(p) over
+        # the threshold class. Per-label thresholds apply to the labelled
+        # closing votes; the unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
-        with numpy.errstate(divide="ignore"):
-            margins = numpy.log(thresholds) - numpy.log1p(-thresholds)
-        return decode_windows(
+        found, counts = decode_windows(
             [to_numpy(grid) for grid in grids],
             windows,
             len(docs),
             len(self.labels),
-            self.cfg["threshold"],
-            label_thresholds=margins,
+            float(logit(self.cfg["threshold"])),
+            label_thresholds=logit(thresholds),
             max_candidates=self.cfg.get("max_candidates"),
         )
+        self._warn_capped(docs, counts)
+        return found
+
+    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
+        """Merge a saved cfg (see SpanPipe); where it has no threshold_scale,
+        the config's `threshold` is a margin: use the probability it stands for.
+        """
+        if saved.get("threshold_scale") != PROBABILITY and self.cfg["threshold_scale"] == PROBABILITY:
+            threshold = float(sigmoid(self.cfg["threshold"]))
+            self.cfg.update(threshold=threshold, threshold_scale=MARGIN)
+            # the config still holds the margin, which this reading reproduces
+            self._configured_settings.update(threshold=threshold, threshold_scale=MARGIN)
+        super()._restore_cfg(saved)
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:
         """The thresholded multi-label cross-entropy over all cells of all

@@ -15,10 +15,11 @@ from thinc.types import Floats3d
 
 from ..decoding import SpanArrays
 from ..decoding.cse_ner import decode_cse_ner
+from ..decoding.probabilities import sigmoid
 from ..errors import Errors, Warnings
 from ..ml.models.cse_ner import build_cse_ner  # noqa: F401 (registers the architecture)
 from ..ml.torch.cse_ner.scorer import cse_loss
-from ..validation import check_bool, check_number
+from ..validation import check_number
 from .ents_filters import highest_score_filter
 from .flat_ner import (
     EntityFixCounts,
@@ -95,7 +96,6 @@ class CSENER(FlatSpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         set_ents: bool = True,
     ) -> None:
-        check_bool(set_ents, "set_ents", name, error=Errors.E100)
         check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E130)
         super().__init__(
             vocab,
@@ -110,12 +110,12 @@ class CSENER(FlatSpanPipe):
         )
         self.marker_fix_counts = EntityFixCounts()
 
-    def _decode(self, docs: List[Doc], scores: Floats3d) -> List[SpanArrays]:
+    def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: Optional[numpy.ndarray]) -> List[SpanArrays]:
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
         self._check_scores(scores, lengths)
         logits = self.model.ops.to_numpy(scores).astype("float64")
-        start_probs = _sigmoid(logits[..., 0])
-        end_probs = _sigmoid(logits[..., 1])
+        start_probs = sigmoid(logits[..., 0])
+        end_probs = sigmoid(logits[..., 1])
         class_logits = logits[..., 2:]
         class_probs = numpy.exp(class_logits - class_logits.max(axis=2, keepdims=True))
         class_probs /= class_probs.sum(axis=2, keepdims=True)
@@ -181,8 +181,3 @@ class CSENER(FlatSpanPipe):
                     max_length=max_length, n_labels=len(self.labels), got=tuple(scores.shape),
                 )
             )
-
-
-def _sigmoid(x: numpy.ndarray) -> numpy.ndarray:
-    return 0.5 * (1.0 + numpy.tanh(0.5 * x))
-

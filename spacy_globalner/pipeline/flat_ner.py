@@ -12,7 +12,8 @@ from spacy.training import Example
 
 from .ents_filters import longest_first_filter
 from .gold import aligned_gold_spans
-from .span_pipe import GoldSummary, SpanPipe
+from .span_labels import GoldSummary
+from .span_pipe import SpanPipe
 
 
 class EntityFixCounts:

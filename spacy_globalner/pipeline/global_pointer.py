@@ -19,7 +19,13 @@ from ..ml.torch.global_pointer.loss import global_pointer_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_pipe import DEFAULT_TOK2VEC_MODEL, GoldSummary, SpanPipe, check_spans_key_free
+from .span_labels import GoldSummary
+from .span_pipe import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_TOK2VEC_MODEL,
+    SpanPipe,
+    check_spans_key_free,
+)
 
 DEFAULT_GLOBAL_POINTER_MODEL = """
 [model]
@@ -34,10 +40,6 @@ DEFAULT_GLOBAL_POINTER_MODEL_CONFIG = Config().from_str(DEFAULT_GLOBAL_POINTER_M
 # logit -0.5, not 0.5, because the head under-calls (docs/global_pointer.md).
 # docs/thresholds.md: how to tune it.
 DEFAULT_THRESHOLD = 0.3775
-# The most spans one doc may yield, the highest-scoring kept: a bound on the
-# memory of a long doc, where an untrained or badly trained head would yield
-# a span for most cells (docs/thresholds.md, "max_candidates").
-DEFAULT_MAX_CANDIDATES = 20000
 
 
 @Language.factory(
@@ -106,6 +108,7 @@ class GlobalPointer(SpanPipe):
 
     inferred_cfg_keys = ("max_span_width",)
     capped_warning = Warnings.W050
+    span_thresholds = True
     # score_offset: set by initialize() when prior_offset is on (see _prior_offset).
     learned_cfg_keys = SpanPipe.learned_cfg_keys + ("score_offset",)
 
@@ -128,7 +131,6 @@ class GlobalPointer(SpanPipe):
         check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         _check_width(max_span_width, name)
-        check_bool(set_ents, "set_ents", name)
         check_bool(prior_offset, "prior_offset", name)
         super().__init__(
             vocab,
@@ -200,24 +202,12 @@ class GlobalPointer(SpanPipe):
         # Rounded: the cfg is saved as JSON, which keeps about 10 significant digits.
         return round(0.5 * float(numpy.log(n_gold / (n_cells - n_gold))), 6)
 
-    def label_thresholds(self) -> numpy.ndarray:
-        """Float64 (n_labels,): the score each label's spans must reach, a
-        probability: its calibrated threshold from cfg["thresholds"], or
-        `threshold`.
-        """
-        fallback = self.cfg["threshold"]  # may be set in Python after creation
-        check_number(fallback, "threshold", self.name, least=0.0, most=1.0, error=Errors.E050, key=self.key)
-        thresholds = super().label_thresholds()
-        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
-            raise ValueError(Errors.E051.format(name=self.name, value=self.cfg.get("thresholds")))
-        return thresholds
-
-    def _decode_at(
-        self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray
-    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
+    def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
         cap = self.cfg.get("max_candidates") or None
-        return decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
+        found, counts = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
+        self._warn_capped(docs, counts)
+        return found
 
     def get_loss(self, examples: Iterable[Example], scores: Floats3d) -> Tuple[float, Floats3d]:
         """The multi-label cross-entropy over each (doc, label), in fp32.

@@ -116,8 +116,7 @@ class LCRFNER(FlatSpanPipe):
         head_lr_scale: float = 1.0,
         set_ents: bool = True,
     ) -> None:
-        for option, value in (("set_ents", set_ents), ("constrained", constrained)):
-            check_bool(value, option, name, error=Errors.E100)
+        check_bool(constrained, "constrained", name, error=Errors.E100)
         options = ENTITY_FIX_RULES + ("none",)
         if not isinstance(entity_fix, bool) and entity_fix not in options:
             raise ValueError(Errors.E120.format(name=name, options=options, value=entity_fix))
@@ -140,7 +139,7 @@ class LCRFNER(FlatSpanPipe):
         """The model's tag scheme, "iob" or "bioes"."""
         return self.model.get_ref("head").attrs["tag_scheme"]
 
-    def _decode(self, docs: List[Doc], scores: CRFScores) -> List[SpanArrays]:
+    def _decode_at(self, docs: List[Doc], scores: CRFScores, thresholds: Optional[numpy.ndarray]) -> List[SpanArrays]:
         emissions, transitions = scores
         lengths = numpy.asarray([len(doc) for doc in docs], dtype="int64")
         self._check_scores(emissions, transitions, lengths)

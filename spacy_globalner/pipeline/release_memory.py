@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, Optional
 from spacy.language import Language
 
 from ..errors import Errors
+from ..validation import check_int
 
 
 @lru_cache(maxsize=1)
@@ -37,8 +38,7 @@ def release_freed_memory() -> bool:
 def make_release_memory(every: int = 1) -> Callable[[Language, Dict[str, Any]], None]:
     """A `[training.before_update]` callback that releases freed memory before
     every EVERY-th update (spaCy calls it before each update, with the step)."""
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-        raise ValueError(Errors.E443.format(value=every))
+    check_int(every, "every", "spacy-globalner.release_memory.v1", error=Errors.E443)
 
     def release_memory(nlp: Language, args: Dict[str, Any]) -> None:
         if args["step"] % every == 0:

@@ -1,54 +1,43 @@
-"""What every spacy-globalner component shares: labels, gold spans, span output,
-scoring and the two-phase restore of a lazily built torch head.
+"""The base of the span components: SpanPipe, put together from its parts
+(labels and gold: span_labels; decoding at thresholds: span_decoding; saving
+and loading: span_serialization; the head's learning rate: head_lr).
 
-A subclass provides the model-specific parts:
+A subclass provides:
 
-- `_configure_model()`: the one place that copies settings from self.cfg into
-  model attrs (widths, window sizes); the base calls it on creation, before
-  sizing the head, and before each predict and update, so an edit of self.cfg
-  reaches the model. `_n_head_outputs()` if the head's nO is not len(labels);
-  the base's `_init_model_shape()` then sizes the head and builds its torch
-  module, so that weights can be loaded into it;
-- `_decode_at(docs, scores, thresholds) -> (spans, counts)`: pure decoding of
-  model output at per-label thresholds, at most `max_candidates` spans per
-  doc, and how many each doc had before that cap; the base decodes at
-  `label_thresholds()` and warns with `capped_warning` where the cap cut a
-  doc. A component without a threshold overrides `_decode(docs, scores)`
-  instead;
-- `get_loss(examples, scores)`;
-- `_initialize_settings(summary, get_examples)`, where the head infers
-  settings from the gold or warns about gold it cannot learn: `initialize`
-  runs the shared steps (validate the examples, check the schedule, summarise
-  the gold, labels) before it and sizes and initializes the model after it.
+- `_decode_at(docs, scores, thresholds) -> spans`: one SpanArrays per doc;
+  `thresholds` holds a probability per label where the class sets
+  `span_thresholds`, else None;
+- `get_loss(examples, scores) -> (loss, d_scores)`;
+- where needed, `_configure_model()` (copies cfg settings into model attrs;
+  called before sizing the head and before each predict and update),
+  `_n_head_outputs()` (the head's nO, if not len(labels)) and
+  `_initialize_settings(summary, get_examples)` (settings inferred from the
+  gold, warnings about gold the head cannot learn).
 
 The architecture must `set_ref("head", ...)` on the Thinc node that owns the
 torch module; the node has no layers until the module is built.
 """
 import warnings
 from itertools import islice
-from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
-import numpy
-import srsly
-import torch
-from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 
-from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
-from ..validation import check_key, check_number
-from .edges import filter_span_arrays
+from ..validation import check_bool, check_key, check_number
 from .ents_filters import EntsFilter
-from .gold import aligned_gold_spans
+from .head_lr import HeadScaledOptimizer
 from .listeners import missing_upstream
 from .schedule_budget import check_schedule_budget
-from .span_output import write_spans
+from .span_decoding import ThresholdDecoding
+from .span_labels import GoldSummary, LabelsAndGold
+from .span_serialization import TwoPhaseRestore
+from .spans_keys import written_spans_key
 
 # The encoder of every component's default model, appended to its [model]
 # block: the CNN that spaCy's own components start from.
@@ -64,42 +53,17 @@ maxout_pieces = 3
 subword_features = true
 """
 N_INIT_EXAMPLES = 10
-# With at least this many gold spans, losing most of them to misalignment means
-# the tokenizer does not match the corpus: an error, not a warning.
-MIN_SPANS_FOR_MISMATCH = 10
+# The most spans one doc may yield (global_pointer, crener), the highest-scoring
+# kept: a bound on the memory of a long doc, where an untrained or badly
+# trained head would yield a span for most cells (docs/thresholds.md,
+# "max_candidates").
+DEFAULT_MAX_CANDIDATES = 20000
 
 
-class GoldSummary:
-    """What a pass over the training data found: labels, widest span, misses."""
-
-    def __init__(self) -> None:
-        self.labels: set = set()
-        self.widths: List[int] = []
-        self.missed: List[Span] = []
-
-    def add(self, aligned: Sequence[Span], missed: Sequence[Span]) -> None:
-        self.labels.update(span.label_ for span in aligned)
-        self.labels.update(span.label_ for span in missed)
-        self.widths.extend(len(span) for span in aligned)
-        self.missed.extend(missed)
-
-
-class SpanPipe(TrainablePipe):
+class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe):
     """Base class of the span-predicting components (not registered itself).
-
-    self.cfg holds settings (from the config) and learned state. The keys in
-    `learned_cfg_keys` are learned state: loading restores them from the saved
-    cfg. Those in `inferred_cfg_keys` are settings that initialize() infers
-    from the data when the config leaves them None: loading restores them
-    while the config still says None. For every other setting the value the
-    component was created with (the config, with the user's overrides) wins.
+    self.cfg holds settings (from the config) and learned state.
     """
-
-    learned_cfg_keys: Tuple[str, ...] = ("labels", "thresholds")
-    inferred_cfg_keys: Tuple[str, ...] = ()
-    # Formatted with name, kept, count, length and more where max_candidates
-    # cut a doc's spans.
-    capped_warning: str = ""
 
     def __init__(
         self,
@@ -116,6 +80,7 @@ class SpanPipe(TrainablePipe):
         if not callable(ents_filter):
             raise ValueError(Errors.E008.format(value=ents_filter))
         check_key(spans_key, "spans_key", name)
+        check_bool(set_ents, "set_ents", name)
         if "head_lr_scale" in cfg:
             check_number(cfg["head_lr_scale"], "head_lr_scale", name, above=0.0, error=Errors.E040)
         self.vocab = vocab
@@ -141,101 +106,13 @@ class SpanPipe(TrainablePipe):
         }
         self._configure_model()
 
-    # Labels ---------------------------------------------------------------
-
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.labels)
-
-    @property
-    def key(self) -> str:
-        return self.cfg["spans_key"]
-
     @property
     def is_initialized(self) -> bool:
         return bool(self.model.get_ref("head").layers)
 
-    def add_label(self, label: str) -> int:
-        if not isinstance(label, str) or not label:
-            raise ValueError(Errors.E005.format(label=label))
-        if label in self.labels:
-            return 0
-        if self.is_initialized:
-            raise ValueError(
-                Errors.E004.format(label=label, name=self.name, labels=list(self.labels))
-            )
-        self.cfg["labels"] = list(self.labels) + [label]
-        self.vocab.strings.add(label)
-        return 1
-
-    def _require_labels(self) -> None:
-        if not self.labels:
-            raise ValueError(Errors.E001.format(name=self.name, key=self.key))
-
     def _require_initialized(self) -> None:
         if not self.is_initialized:
             raise ValueError(Errors.E002.format(name=self.name))
-
-    # Gold -----------------------------------------------------------------
-
-    def _gold_spans(self, example: Example) -> List[Span]:
-        """Aligned gold spans of one example; unknown labels raise E003."""
-        aligned, missed = aligned_gold_spans(example, self.key)
-        if missed:
-            self.n_unaligned_gold += len(missed)
-            if not self._unaligned_reported:
-                self._unaligned_reported = True
-                warnings.warn(
-                    Warnings.W004.format(count=len(missed), name=self.name, example=missed[0].text)
-                )
-        labels = set(self.labels)
-        for span in aligned:
-            if span.label_ not in labels:
-                raise ValueError(
-                    Errors.E003.format(label=span.label_, name=self.name, labels=list(self.labels))
-                )
-        return aligned
-
-    def _summarise_gold(self, get_examples: Callable[[], Iterable[Example]]) -> GoldSummary:
-        summary = GoldSummary()
-        self._unaligned_reported = True  # reported here for the whole corpus
-        for example in get_examples():
-            summary.add(*aligned_gold_spans(example, self.key))
-        total = len(summary.widths) + len(summary.missed)
-        if total >= MIN_SPANS_FOR_MISMATCH and len(summary.missed) > total / 2:
-            raise ValueError(
-                Errors.E011.format(
-                    count=len(summary.missed), total=total, name=self.name,
-                    example=summary.missed[0].text,
-                )
-            )
-        if summary.missed:
-            warnings.warn(
-                Warnings.W002.format(
-                    count=len(summary.missed), name=self.name, example=summary.missed[0].text
-                )
-            )
-        if not summary.widths and not summary.missed:
-            warnings.warn(Warnings.W003.format(name=self.name, key=self.key))
-        return summary
-
-    def _initialize_labels(self, summary: GoldSummary, labels: Optional[Iterable[str]]) -> None:
-        if labels is not None:
-            for label in labels:
-                self.add_label(label)
-            unknown = sorted(summary.labels - set(self.labels))
-            if unknown:
-                raise ValueError(
-                    Errors.E003.format(label=unknown[0], name=self.name, labels=list(self.labels))
-                )
-        else:
-            for label in sorted(summary.labels):
-                self.add_label(label)
-        self._require_labels()
 
     def _initialize_model(self, get_examples: Callable[[], Iterable[Example]]) -> None:
         self._init_model_shape()
@@ -258,78 +135,6 @@ class SpanPipe(TrainablePipe):
                 self._cut_off_reported = True
                 warnings.warn(Warnings.W006.format(name=self.name, upstream=upstream))
         return self.model.predict(docs)
-
-    def set_annotations(self, docs: Iterable[Doc], scores) -> None:
-        """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
-        docs = list(docs)
-        ents_filter = self.ents_filter if self.cfg["set_ents"] else None
-        label_keys = [self.vocab.strings.add(label) for label in self.labels]
-        for doc, found in zip(docs, self._decode(docs, scores)):
-            found = filter_span_arrays(doc, found)
-            write_spans(doc, found, label_keys, self.key, ents_filter)
-
-    def _decode(self, docs: List[Doc], scores) -> List[SpanArrays]:
-        """The spans of each doc at label_thresholds()."""
-        return self._decode_capped(docs, scores, self.label_thresholds())
-
-    def _decode_capped(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        """Decode at `thresholds`, and warn once per call where `max_candidates`
-        cut a doc's spans, naming the first such doc."""
-        found, counts = self._decode_at(docs, scores, thresholds)
-        cap = self.cfg.get("max_candidates") or None
-        over = numpy.flatnonzero(counts > cap) if cap is not None else []
-        if len(over):
-            first = int(over[0])
-            more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
-            warnings.warn(
-                self.capped_warning.format(
-                    name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more
-                )
-            )
-        return found
-
-    # Thresholds: `threshold` for every label, unless calibrated ------------
-
-    @property
-    def can_calibrate(self) -> bool:
-        """Whether the component has a threshold `spacy globalner calibrate` can set."""
-        return "threshold" in self.cfg
-
-    def label_thresholds(self) -> numpy.ndarray:
-        """Float64 (n_labels,): each label's calibrated threshold from
-        cfg["thresholds"] (label -> number), `threshold` for the others.
-        """
-        calibrated = self.cfg.get("thresholds") or {}
-        values = calibrated.values() if isinstance(calibrated, dict) else [None]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
-        fallback = self.cfg["threshold"]
-        thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
-        if not numpy.isfinite(thresholds).all():
-            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
-        return thresholds
-
-    def candidate_spans(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
-        """The spans each doc would get with these per-label thresholds, as
-        set_annotations would write them (edge tokens filtered out).
-
-        thresholds (numpy.ndarray): Float (n_labels,), one per label.
-        RETURNS (List[SpanArrays]): One per doc.
-        """
-        found = self._decode_capped(docs, scores, thresholds)
-        return [filter_span_arrays(doc, spans) for doc, spans in zip(docs, found)]
-
-    def _decode_at(
-        self, docs: List[Doc], scores, thresholds: numpy.ndarray
-    ) -> Tuple[List[SpanArrays], numpy.ndarray]:
-        """Decode with per-label thresholds (components with a threshold).
-
-        thresholds (numpy.ndarray): Float (n_labels,), one per label.
-        RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The spans of each
-            doc, at most max_candidates, and how many each doc had before
-            that cap.
-        """
-        raise NotImplementedError
 
     def _init_model_shape(self) -> None:
         """Copy cfg settings to the model, then size the head from the labels and
@@ -408,6 +213,8 @@ class SpanPipe(TrainablePipe):
         check_schedule_budget(nlp, get_examples)
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
+        if self.span_thresholds:
+            self.label_thresholds()  # a threshold out of range fails before training
         self._initialize_settings(summary, get_examples)
         self._initialize_model(get_examples)
 
@@ -424,128 +231,13 @@ class SpanPipe(TrainablePipe):
         validate_examples(examples, f"{type(self).__name__}.score")
         return self.scorer(examples, spans_key=self.key, set_ents=self.cfg["set_ents"], **kwargs)
 
-    # Serialization: cfg first, then the head's shape, then the weights ------
-    #
-    # At load the component has just been created from the pipeline's config
-    # (with the user's overrides): for a setting, that value is the one used.
-    # Only what training learned comes from the saved cfg.
-
-    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
-        """Merge a saved cfg: learned keys (and keys the config does not set)
-        from `saved`; inferred keys from `saved` while the config leaves them
-        None; every other setting keeps the value the component was created with.
-        """
-        for key, value in saved.items():
-            learned = key in self.learned_cfg_keys or key not in self.cfg
-            inferred = key in self.inferred_cfg_keys and self.cfg[key] is None
-            if learned or inferred:
-                self.cfg[key] = value
-
-    def _warn_unsaved_settings(self) -> None:
-        """W005 for each setting edited in self.cfg after creation: the config
-        the pipeline is saved with still holds the old value, which wins at load.
-        """
-        for key, configured in self._configured_settings.items():
-            value = self.cfg.get(key)
-            if value != configured and not (key in self.inferred_cfg_keys and configured is None):
-                warnings.warn(
-                    Warnings.W005.format(name=self.name, key=key, value=value, configured=configured)
-                )
-
-    def _load_cfg(self, data: bytes, where: str) -> None:
-        try:
-            saved = srsly.json_loads(data)
-        except ValueError as err:
-            raise ValueError(Errors.E014.format(name=self.name, where=where, err=err)) from None
-        if not isinstance(saved, dict) or not isinstance(saved.get("labels"), list):
-            err = f"found {type(saved).__name__} without a labels list"
-            raise ValueError(Errors.E014.format(name=self.name, where=where, err=err))
-        self._restore_cfg(saved)
-
-    def _load_model(self, data: bytes, where: str) -> None:
-        self._init_model_shape()
-        # Thinc restores each node's saved attrs; the head's attrs are the
-        # architecture's settings, which the config gives (as for cfg above).
-        configured = [(node, dict(node.attrs)) for node in self.model.get_ref("head").walk()]
-        try:
-            self.model.from_bytes(data)
-        # msgpack, Thinc's dimension checks and torch's state dict each raise
-        # their own types; to a user all of them mean "these weights don't load".
-        except Exception as err:
-            raise ValueError(
-                Errors.E015.format(
-                    name=self.name, where=where, err=f"{type(err).__name__}: {str(err).rstrip('.')}",
-                    n_labels=len(self.labels), labels=list(self.labels),
-                )
-            ) from err
-        # A pipe built before (loading into an initialized pipe) keeps its head's
-        # shape, so Thinc sees no change of nO: compare with the labels here.
-        n_outputs = self.model.get_ref("head").get_dim("nO")
-        if n_outputs != self._n_head_outputs():
-            raise ValueError(
-                Errors.E015.format(
-                    name=self.name, where=where, n_labels=len(self.labels), labels=list(self.labels),
-                    err=f"the weights have {n_outputs} outputs, the labels need {self._n_head_outputs()}",
-                )
-            )
-        for node, attrs in configured:
-            node.attrs.update(attrs)
-        count, param = non_finite_weights(self.model)
-        if count:
-            raise ValueError(Errors.E016.format(name=self.name, where=where, count=count, param=param))
-
-    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        self._warn_unsaved_settings()
-        return super().to_bytes(exclude=exclude)
-
-    def to_disk(self, path: Path, *, exclude: Iterable[str] = tuple()) -> None:
-        self._warn_unsaved_settings()
-        super().to_disk(path, exclude=exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
-        self._validate_serialization_attrs()
-        try:
-            msg = srsly.msgpack_loads(bytes_data)
-        except (ValueError, TypeError) as err:  # msgpack: truncated, or not msgpack at all
-            raise ValueError(
-                Errors.E017.format(name=self.name, err=f"{type(err).__name__}: {str(err).rstrip('.')}")
-            ) from err
-        where = "the {!r} entry of the bytes given to from_bytes".format
-        if not isinstance(msg, dict):
-            raise ValueError(Errors.E017.format(name=self.name, err=f"found a {type(msg).__name__}"))
-        for key in ("cfg", "model"):
-            if key not in exclude and key not in msg:
-                raise ValueError(Errors.E013.format(name=self.name, where=where(key)))
-        if "cfg" not in exclude:
-            self._load_cfg(msg["cfg"], where("cfg"))
-        if "vocab" not in exclude and "vocab" in msg:
-            self.vocab.from_bytes(msg["vocab"], exclude=exclude)
-        if "model" not in exclude:
-            self._load_model(msg["model"], where("model"))
-        return self
-
-    def from_disk(self, path: Path, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
-        self._validate_serialization_attrs()
-
-        def read(part_path: Path) -> bytes:
-            if not part_path.is_file():
-                raise ValueError(Errors.E013.format(name=self.name, where=part_path))
-            return part_path.read_bytes()
-
-        deserialize = {
-            "cfg": lambda cfg_path: self._load_cfg(read(cfg_path), str(cfg_path)),
-            "vocab": lambda vocab_path: self.vocab.from_disk(vocab_path, exclude=exclude),
-            "model": lambda model_path: self._load_model(read(model_path), str(model_path)),
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self
-
 
 def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> None:
-    """Raise E023 where another spacy-globalner component of nlp writes
+    """Raise E023 where another component of nlp (spancat too) writes
     doc.spans[key]: whichever ran later would replace the other's spans.
     Factories call it before the component joins the pipeline, initialize()
-    again (a pipe's spans_key can change after it was built).
+    again (a pipe's spans_key can change after it was built, and spaCy's
+    factories, adding spancat after this one, check nothing).
 
     nlp (Language): The pipeline.
     name (str): The component's name.
@@ -553,63 +245,5 @@ def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> No
     factory (str): Its factory, for the fix the error gives.
     """
     for other, pipe in nlp.components:
-        if other != name and isinstance(pipe, SpanPipe) and pipe.key == key:
+        if other != name and written_spans_key(pipe) == key:
             raise ValueError(Errors.E023.format(name=name, other=other, key=key, factory=factory))
-
-
-def non_finite_weights(model: Model) -> Tuple[int, Optional[str]]:
-    """Count the NaN/inf weights of a model, Thinc params and torch tensors alike.
-
-    RETURNS (Tuple[int, Optional[str]]): The count and the first offending
-        parameter ("node.param"), or (0, None).
-    """
-    count, first = 0, None
-    for node in model.walk():
-        arrays = [
-            (name, node.ops.to_numpy(node.get_param(name)))
-            for name in node.param_names
-            if node.has_param(name)
-        ]
-        for shim in node.shims:
-            module = getattr(shim, "_model", None)
-            if isinstance(module, torch.nn.Module):
-                arrays.extend(
-                    (name, tensor.detach().float().cpu().numpy())
-                    for name, tensor in module.state_dict().items()
-                    if tensor.is_floating_point()
-                )
-        for name, array in arrays:
-            bad = int(array.size - numpy.isfinite(array).sum())
-            if bad and first is None:
-                first = f"{node.name}.{name}"
-            count += bad
-    return count, first
-
-
-class HeadScaledOptimizer:
-    """A thin proxy of a Thinc optimizer that scales the learning rate of the
-    parameters of one subtree (the head): Thinc's optimizers take `lr_scale`
-    per call, and keys are (node or shim id, name), so the head's keys are
-    known from its nodes and their shims. Everything else is the optimizer's.
-
-    optimizer (Optimizer): The optimizer of the training loop.
-    head (Model): The subtree whose parameters get the scale.
-    lr_scale (float): Factor on the learning rate of those parameters.
-    """
-
-    def __init__(self, optimizer: Optimizer, head: Model, lr_scale: float) -> None:
-        self.optimizer = optimizer
-        self.lr_scale = lr_scale
-        self.head_ids = set()
-        for node in head.walk():
-            self.head_ids.add(node.id)
-            self.head_ids.update(shim.id for shim in node.shims)
-
-    def __call__(self, key, weights, gradient, *, lr_scale: float = 1.0):
-        if key[0] in self.head_ids:
-            lr_scale = lr_scale * self.lr_scale
-        return self.optimizer(key, weights, gradient, lr_scale=lr_scale)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.optimizer, name)
-

@@ -33,6 +33,7 @@ import srsly
 from spacy.language import Language
 
 from ..errors import Errors
+from ..validation import check_int
 from .reader import Line, PathLike, read_lines
 from .records import Record, doc_to_record
 
@@ -197,8 +198,8 @@ def annotate_file(
     for name, value in (("batch_size", batch_size), ("n_process", n_process), ("zone_size", zone_size),
                         ("checkpoint_every", checkpoint_every)):
         # n_process=-1 is nlp.pipe's "one process per CPU"
-        if not isinstance(value, int) or isinstance(value, bool) or (value < 1 and (name, value) != ("n_process", -1)):
-            raise ValueError(Errors.E403.format(name=name, value=value))
+        if (name, value) != ("n_process", -1):
+            check_int(value, name, "annotate", error=Errors.E403)
     if not input_path.is_file():
         raise ValueError(Errors.E400.format(path=input_path))
     if errors_path is not None and errors_path.resolve() == output_path.resolve():

@@ -20,6 +20,7 @@ from spacy import util
 from spacy.language import Language
 
 from ..errors import Errors
+from ..validation import check_int
 from .reader import read_lines
 from .records import PathLike, doc_to_record, write_jsonl
 
@@ -146,10 +147,8 @@ def ray_annotate(
         output_format = "jsonl" if output_path.suffix == ".jsonl" else "parquet"
     if output_format not in OUTPUT_FORMATS:
         raise ValueError(Errors.E402.format(value=output_format, formats=OUTPUT_FORMATS))
-    if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 1:
-        raise ValueError(Errors.E403.format(name="num_workers", value=num_workers))
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(Errors.E403.format(name="batch_size", value=batch_size))
+    check_int(num_workers, "num_workers", "annotate_with_ray", error=Errors.E403)
+    check_int(batch_size, "batch_size", "annotate_with_ray", error=Errors.E403)
     input_path = Path(input_path)
     # Ray's readers stop at a malformed line with a traceback that names neither
     # the line nor its number: one pass here reports it as the local job does.

@@ -123,3 +123,21 @@ def test_module_alias_gives_catalogue_errors(tmp_path):
     printed = " ".join(done.stdout.split())
     assert done.returncode == 1 and "E021" in printed, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("component", [[], ["--component", "cse_ner"]])
+def test_cse_ner_is_refused_with_the_tool_that_tunes_it(tmp_path, component):
+    """cse_ner's threshold makes tokens markers, one value for all labels:
+    calibrate, which chooses a span score per label, names the component
+    and the command that tunes it, and saves nothing."""
+    dev = write_dev(tmp_path / "dev.spacy", limit=5)
+    model = trained_dir("cse_ner")
+    done = subprocess.run(
+        [sys.executable, "-m", "spacy", "globalner", "calibrate", str(model), str(dev),
+         "--output", str(tmp_path / "out"), *component],
+        capture_output=True, text=True, timeout=300,
+    )
+    printed = " ".join(done.stdout.split())
+    assert done.returncode == 1 and "E024" in printed and "'cse_ner' (cse_ner)" in printed, done.stdout + done.stderr
+    assert f"spacy find-threshold {model} DEV.spacy cse_ner threshold ents_f" in printed
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()

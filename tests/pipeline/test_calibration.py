@@ -123,20 +123,20 @@ def test_labels_without_a_calibrated_threshold_use_the_fallback():
     assert pipe.label_thresholds().tolist() == [0.25, 0.8]
 
 
-def test_crener_thresholds_are_probabilities_with_its_margin_as_fallback():
-    """crener's `threshold` is a margin; the calibrated thresholds, like the
-    scores users read, are probabilities: the fallback is sigmoid(margin)."""
+def test_crener_thresholds_are_probabilities_with_threshold_as_fallback():
+    """crener's `threshold` and its calibrated thresholds are probabilities,
+    on the scale of the scores users read, as global_pointer's are."""
     nlp = spacy.blank("en")
-    pipe = nlp.add_pipe("crener", config={"threshold": 1.5})
+    pipe = nlp.add_pipe("crener", config={"threshold": 0.8176})
     for label in ("DNA", "RNA"):
         pipe.add_label(label)
     pipe.cfg["thresholds"] = {"RNA": 0.9}
-    assert pipe.label_thresholds() == pytest.approx([1.0 / (1.0 + numpy.exp(-1.5)), 0.9])
+    assert pipe.label_thresholds().tolist() == [0.8176, 0.9]
 
 
 @pytest.mark.parametrize("factory", ["global_pointer", "crener"])
 def test_logit_thresholds_in_cfg_raise_a_catalogue_error(factory):
-    """Written by calibrate before thresholds were probabilities."""
+    """A threshold outside 0..1 is not a probability (a logit, say)."""
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe(factory)
     pipe.add_label("DNA")

@@ -35,7 +35,7 @@ def test_add_pipe_defaults():
     crener = nlp.add_pipe("crener")
     assert isinstance(crener, CRENER)
     assert crener.labels == ()
-    assert crener.cfg["spans_key"] == "sc" and crener.cfg["threshold"] == 0.0
+    assert crener.cfg["spans_key"] == "sc" and crener.cfg["threshold"] == 0.5
     assert crener.cfg["positive_weight"] == 5.0
     assert crener.max_grid_length == 256 and crener.cfg["set_ents"] is True
     assert not crener.is_initialized
@@ -86,8 +86,8 @@ def test_uninitialized_predict_raises():
         ({"max_grid_length": -3}, "E200"),
         ({"max_grid_length": 1}, "E230"),
         ({"max_grid_length": 7}, "E230"),
-        ({"max_candidates": -1}, "E232"),
-        ({"max_candidates": 2.5}, "E232"),
+        ({"max_candidates": -1}, "E052"),
+        ({"max_candidates": 2.5}, "E052"),
         ({"positive_weight": 0.0}, "E206"),
         ({"positive_weight": float("inf")}, "E206"),
     ],
@@ -319,7 +319,7 @@ def test_model_dropout_is_the_head_rate_in_training(model_dropout, drop, expecte
 
 
 def test_max_candidates_keeps_the_best_spans_and_warns_once_per_call(trained):
-    """A threshold far below 0 closes a span at most cells, as an untrained
+    """The threshold 0 closes a span at every cell, as an untrained
     model does: each doc yields at most max_candidates spans, its highest
     scoring, and W230 names the doc length, the count and the setting."""
     nlp, _ = trained
@@ -327,7 +327,7 @@ def test_max_candidates_keeps_the_best_spans_and_warns_once_per_call(trained):
     texts = [text for text, _ in TRAIN_DATA]
     saved = dict(crener.cfg)
     try:
-        crener.cfg["threshold"] = -1000.0
+        crener.cfg["threshold"] = 0.0
         crener.cfg["max_candidates"] = None
         unbounded = list(nlp.pipe(texts))
         counts = [len(doc.spans["sc"]) for doc in unbounded]

@@ -264,7 +264,9 @@ def test_cells_that_cross_a_doc_end_take_no_part_in_loss_or_spans():
     crossing = scores.copy()
     crossing[~inside] = 50.0
     assert pipe.get_loss(examples, crossing)[0] == pytest.approx(loss)
-    for with_crossing, plain in zip(pipe._decode(docs, crossing), pipe._decode(docs, scores)):
+    thresholds = pipe.label_thresholds()
+    decoded = zip(pipe._decode_at(docs, crossing, thresholds), pipe._decode_at(docs, scores, thresholds))
+    for with_crossing, plain in decoded:
         for field, expected in zip(with_crossing, plain):
             numpy.testing.assert_array_equal(field, expected)
 

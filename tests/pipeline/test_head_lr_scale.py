@@ -9,7 +9,7 @@ import spacy
 from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
-from spacy_globalner.pipeline.span_pipe import HeadScaledOptimizer
+from spacy_globalner.pipeline.head_lr import HeadScaledOptimizer
 from tests.helpers.trained_pipelines import component_params, genia_docs, small_config
 
 SCALE = 8.0
@@ -32,7 +32,7 @@ def one_step(name, head_lr_scale):
         for i, node in enumerate(pipe.model.walk()):
             part = "head" if node.id in head_nodes else "body"
             for shim in node.shims:
-                for param_name, param in shim._model.named_parameters():
+                for param_name, param in shim.module.named_parameters():
                     values[(part, i, param_name)] = param.detach().numpy().copy()
             for param_name in node.param_names:
                 if node.has_param(param_name):

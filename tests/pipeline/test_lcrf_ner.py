@@ -39,7 +39,7 @@ def test_unknown_entity_fix_raises(value):
 
 
 @pytest.mark.parametrize("value,rule", [(True, "paper"), (False, "none"), ("lenient", "lenient")])
-def test_entity_fix_of_the_first_release_still_reads(value, rule):
+def test_entity_fix_reads_booleans_as_rules(value, rule):
     nlp = spacy.blank("de")
     assert nlp.add_pipe("lcrf_ner", config={"entity_fix": value}).cfg["entity_fix"] == rule
 

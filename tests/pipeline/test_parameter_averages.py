@@ -18,7 +18,7 @@ def torch_parameters(pipe):
         (shim.id, name): param.detach().numpy().copy()
         for node in pipe.model.walk()
         for shim in node.shims
-        for name, param in shim._model.named_parameters()
+        for name, param in shim.module.named_parameters()
     }
 
 

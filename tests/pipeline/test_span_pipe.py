@@ -84,3 +84,47 @@ def test_initialize_refuses_two_components_on_one_spans_key(name):
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=2)]
     with pytest.raises(ValueError, match=rf"\[E023\] 'first' and '{name}' both write doc.spans\['sc'\]"):
         nlp.initialize(lambda: examples)
+
+
+# spaCy's components that write doc.spans, each configured onto "sc".
+SPACY_SPAN_WRITERS = {
+    "spancat": {"spans_key": "sc"},
+    "spancat_singlelabel": {"spans_key": "sc"},
+    "span_finder": {"spans_key": "sc"},
+    "span_ruler": {"spans_key": "sc"},
+}
+
+
+def refused(spacy_factory: str) -> str:
+    return rf"\[E023\] 'global_pointer' and '{spacy_factory}' both write doc.spans\['sc'\]"
+
+
+@pytest.mark.parametrize("spacy_factory", sorted(SPACY_SPAN_WRITERS))
+def test_a_package_component_after_spacys_span_writer_on_one_key_is_refused(spacy_factory):
+    nlp = spacy.blank("en")
+    nlp.add_pipe(spacy_factory, config=SPACY_SPAN_WRITERS[spacy_factory])
+    with pytest.raises(ValueError, match=refused(spacy_factory)):
+        nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    nlp.add_pipe("global_pointer", config={**small_config("global_pointer"), "spans_key": "gp"})
+
+
+@pytest.mark.parametrize("spacy_factory", sorted(SPACY_SPAN_WRITERS))
+def test_spacys_span_writer_after_a_package_component_on_one_key_is_refused_at_initialize(spacy_factory):
+    """spaCy's factory checks nothing when it joins: nlp.initialize (and so
+    `spacy train`) refuses the pipeline before the first update."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    nlp.add_pipe(spacy_factory, config=SPACY_SPAN_WRITERS[spacy_factory])
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=2)]
+    with pytest.raises(ValueError, match=refused(spacy_factory)):
+        nlp.initialize(lambda: examples)
+
+
+def test_spacys_components_on_keys_of_their_own_are_let_through():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("span_ruler")  # its own key, "ruler"
+    nlp.add_pipe("entity_ruler")  # doc.ents only
+    pipe = nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    nlp.add_pipe("spancat", config={"spans_key": "spancat"})
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=2)]
+    pipe.initialize(lambda: examples, nlp=nlp)  # spancat has no gold on its key here

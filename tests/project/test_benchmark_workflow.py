@@ -184,9 +184,9 @@ def test_package_heads_are_the_package_configs(composed):
         assert got == expected, name
         assert composed[name]["training"]["score_weights"] == package["training"]["score_weights"]
     for name in ("crener", "crener_paper"):
-        assert composed[name]["components"]["crener"]["threshold"] == 0.0
+        assert composed[name]["components"]["crener"]["threshold"] == 0.5
     package = Config().from_disk(bench_configs.PACKAGE_CONFIGS / "crener.cfg", interpolate=False)
-    assert package["components"]["crener"]["threshold"] == 1.5
+    assert package["components"]["crener"]["threshold"] == 0.8176
 
 
 def test_report_targets_come_from_the_targets_file(tmp_path):

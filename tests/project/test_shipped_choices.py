@@ -5,6 +5,7 @@ import json
 
 from thinc.api import Config
 
+from spacy_globalner.decoding.probabilities import sigmoid
 from tests.helpers import REPO_ROOT
 
 RUNS = REPO_ROOT / "project" / "benchmarks" / "runs"
@@ -17,10 +18,16 @@ def shipped_settings(config: str, component: str) -> dict:
 
 
 def crener_trf_sweep() -> dict:
-    """The margin sweep of crener_trf's seed-0 run on the tuning half:
-    all-spans F (in %) by margin."""
+    """The threshold sweep of crener_trf's seed-0 run on the tuning half:
+    all-spans F (in %) by threshold. The JSON keys are margins of logits,
+    the threshold's scale when the sweep ran: read as the probability
+    sigmoid(margin), to the config's 4 decimals."""
     tune = json.loads((THRESHOLDS / "genia_crener_trf_tune.json").read_text(encoding="utf8"))
-    return {float(key.split("/")[0]): row["spans_sc_f"] for key, row in tune.items() if key.endswith("/dev")}
+    return {
+        round(float(sigmoid(float(key.split("/")[0]))), 4): row["spans_sc_f"]
+        for key, row in tune.items()
+        if key.endswith("/dev")
+    }
 
 
 def test_global_pointer_trf_ships_the_head_lr_scale_and_threshold_its_sweep_chose():
@@ -46,14 +53,14 @@ def test_cse_ner_trf_ships_the_threshold_its_run_chose():
     assert shipped["threshold"] == round(run["tuning"]["ents_f"]["threshold"], 4)
 
 
-def test_crener_trf_ships_the_margin_its_sweep_chose_on_the_tuning_half():
+def test_crener_trf_ships_the_threshold_its_sweep_chose_on_the_tuning_half():
     """crener_trf on the GENIA slice, 1,000 updates, seed 0, swept by
-    project/probes/threshold_sweep.py over tune.spacy: the margin with the
+    project/probes/threshold_sweep.py over tune.spacy: the threshold with the
     best all-spans F there ships; the reporting half's sweep is only reported."""
-    margins = crener_trf_sweep()
-    assert sorted(margins) == [0.0, 0.5, 0.75, 1.0, 1.5]
+    swept = crener_trf_sweep()
+    assert sorted(swept) == [0.5, 0.6225, 0.6792, 0.7311, 0.8176]
     shipped = shipped_settings("crener_trf", "crener")
-    assert shipped["threshold"] == max(margins, key=margins.get)
+    assert shipped["threshold"] == max(swept, key=swept.get)
 
 
 def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
@@ -79,7 +86,7 @@ def test_the_tagging_heads_keep_the_head_lr_scale_their_check_kept():
 
 def test_crener_trf_keeps_the_head_lr_scale_its_check_kept():
     """crener_trf at 20x and 5x on the GENIA slice, 1,000 updates, each scored
-    on tune.spacy at the shipped margin (20x: seed 0 from the margin sweep,
+    on tune.spacy at the shipped threshold (20x: seed 0 from the threshold sweep,
     seed 1 and 5x by `spacy evaluate`, project/benchmarks/head_lr/). The
     config keeps 20x, at which its GENIA rows trained, unless 5x leads every
     20x seed there by 1 F or more (beyond what seeds move)."""

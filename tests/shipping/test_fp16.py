@@ -12,6 +12,7 @@ import spacy
 import torch
 from spacy.training import Example
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.torch.crener.loss import threshold_multilabel_loss
 from spacy_globalner.ml.torch.global_pointer.loss import global_pointer_loss
 from spacy_globalner.ml.torch.lcrf_ner.likelihood import crf_nll
@@ -105,7 +106,7 @@ def test_predict_and_update_under_fp16_autocast(name):
         assert all(numpy.isfinite(array).all() for array in _float_arrays(d_scores))
         backprop(d_scores)
         pipe.set_annotations(docs, pipe.model.predict(docs))
-    modules = [shim._model for node in pipe.model.get_ref("head").walk() for shim in node.shims]
+    modules = [wrapped_module(node) for node in pipe.model.get_ref("head").walk() if node.shims]
     grads = [param.grad for module in modules for param in module.parameters()
              if param.grad is not None]
     assert grads and all(finite(grad) for grad in grads)

@@ -62,7 +62,7 @@ OVERRIDES = [
     ("global_pointer", "set_ents", False, spans_but_no_ents),
     ("global_pointer", "max_span_width", 1, spans_at_most(1)),
     ("global_pointer", "spans_key", "genia", spans_only_under("genia")),
-    ("crener", "threshold", 1e4, no_spans),
+    ("crener", "threshold", 1.0, no_spans),  # a probability: no span scores above 1
     ("crener", "set_ents", False, spans_but_no_ents),
     ("crener", "max_grid_length", 8, "differs"),  # the smallest windows: other scores
     ("crener", "positive_weight", 2.0, None),

@@ -208,12 +208,12 @@ def test_no_entity_edges_on_invisible_tokens(nlp, kind):
     pipe = nlp.get_pipe(name)
     doc = nlp.make_doc(MESSY_TEXTS[kind])
     scores = pipe.predict([doc])
-    decode = pipe._decode
-    pipe._decode = lambda docs, scores: _every_span(docs)
+    decode = pipe._decode_at
+    pipe._decode_at = lambda docs, scores, thresholds: _every_span(docs)
     try:
         pipe.set_annotations([doc], scores)
     finally:
-        pipe._decode = decode
+        pipe._decode_at = decode
     check_doc(doc, pipe.key)
     proposed = _every_span([doc])[0]
     allowed = {

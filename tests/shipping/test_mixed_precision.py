@@ -54,7 +54,7 @@ def load(name: str, *, scaled: bool, max_batch_cells: int = None):
     nlp = spacy.load(trained_dir(name))
     pipe = nlp.get_pipe(name)
     for shim in head_shims(pipe):
-        shim._grad_scaler = CPUGradScaler(enabled=scaled, init_scale=SCALE)
+        shim.grad_scaler = CPUGradScaler(enabled=scaled, init_scale=SCALE)
     if max_batch_cells is not None:
         pipe.model.get_ref("head").attrs["max_batch_cells"] = max_batch_cells
     return nlp, pipe
@@ -64,7 +64,7 @@ def head_grads(pipe) -> Dict[str, numpy.ndarray]:
     return {
         f"{i}.{key}": param.grad.detach().float().numpy().copy()
         for i, shim in enumerate(head_shims(pipe))
-        for key, param in shim._model.named_parameters()
+        for key, param in shim.module.named_parameters()
         if param.grad is not None
     }
 
@@ -94,7 +94,7 @@ def test_crener_window_chunks_unscaled_once():
     batch = genia_docs(nlp, limit=6)
     reference, _ = accumulated_grads("crener", [batch], scaled=False, max_batch_cells=1)
     scaled, pipe = accumulated_grads("crener", [batch], scaled=True, max_batch_cells=1)
-    assert head_shims(pipe)[0]._grad_scaler._enabled
+    assert head_shims(pipe)[0].grad_scaler._enabled
     assert_same_grads(scaled, reference)
 
 
@@ -168,7 +168,7 @@ def test_small_gradients_survive_fp16_until_scaled(name):
 
 
 def _modules(pipe) -> List[torch.nn.Module]:
-    return [shim._model for shim in head_shims(pipe)]
+    return [shim.module for shim in head_shims(pipe)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])

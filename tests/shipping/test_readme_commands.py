@@ -62,3 +62,20 @@ def test_the_readme_commands_run_as_written(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "(" in done.stdout.splitlines()[-1]  # print(doc.ents): a tuple
+
+
+def test_what_the_readme_commands_write_is_ignored_by_git():
+    """A user who runs the commands from a clone sees no new files in `git
+    status`: every path they write (an output, --output) is ignored."""
+    (commands,) = [block for block in fenced_blocks("bash") if "globalner convert project/assets" in block]
+    written = set()
+    for line in commands.strip().splitlines():
+        args = line.split()
+        if "--output" in args:
+            written.add(args[args.index("--output") + 1])
+        elif args[3:5] == ["globalner", "convert"]:
+            written.add(args[6])
+    assert {"corpus/train.spacy", "training/gp"} <= written
+    result = subprocess.run(["git", "check-ignore", "--no-index", *sorted(written)], cwd=REPO_ROOT,
+                            capture_output=True, text=True)
+    assert set(result.stdout.split()) == written, result.stdout

@@ -52,7 +52,7 @@ BAD_SETTINGS = [
     (CRENER, "positive_weight", -1.0, "E206"),
     (CRENER, "max_grid_length", 0, "E200"),
     (CRENER, "max_grid_length", 7, "E230"),
-    (CRENER, "max_candidates", -1, "E232"),
+    (CRENER, "max_candidates", -1, "E052"),
     (CRENER, "unsegmented_window", 7, "E233"),
     (CRENER, "unsegmented_window", "short", "config"),
     (CRENER, "set_ents", 1.0, "config"),
@@ -153,7 +153,7 @@ def test_cse_ner_set_ents_error_names_the_component():
     """A Python caller skips spaCy's config validation."""
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("cse_ner", config={"model": dict(SMALL_MODELS[CSE])})
-    with pytest.raises(ValueError, match=r"\[E100\] set_ents of 'my_cse' must be true or false, got 'no'"):
+    with pytest.raises(ValueError, match=r"\[E012\] my_cse: set_ents must be true or false, got 'no'"):
         type(pipe)(nlp.vocab, pipe.model, "my_cse", set_ents="no")
 
 

@@ -15,6 +15,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
+from ..probabilities import sigmoid
 from ..spans import SpanArrays
 from .tags import N_LINK_TAGS, NNC, PNC
 from .windows import WindowMerger
@@ -53,7 +54,7 @@ def decode_grid(
     keep = _reached(heads, tails, link_rows, link_cols, n)
     heads, tails, label_ids = heads[keep], tails[keep], label_ids[keep]
     votes = close_votes[heads, tails, label_ids]
-    scores = 0.5 * (1.0 + numpy.tanh(0.5 * votes))  # overflow-free sigmoid
+    scores = sigmoid(votes)
     return SpanArrays(
         heads.astype("int64"),
         tails.astype("int64") + 1,

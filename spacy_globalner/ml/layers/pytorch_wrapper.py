@@ -18,6 +18,12 @@ materialises its lazy layers there). A pipeline trained with mixed precision
 on a GPU and loaded on a CPU still runs: loading turns mixed precision off
 where there is no CUDA device, as autocast there changes nothing.
 
+This module is the package's one reader of Thinc's private attributes
+(THINC_INTERNALS): the shim's module, mixed-precision flag and grad scaler,
+and a layer's list of sublayers, which a head fills once its torch module is
+built. tests/ml/layers/test_thinc_internals.py fails, naming them, when a
+Thinc release renames one.
+
 The shim also reads the optimizer's parameter averages in `use_params`, which
 spaCy enters to evaluate and save with `use_averages = true`. Thinc's
 PyTorchShim looks them up under string keys, while its `finish_update` stores
@@ -25,7 +31,7 @@ them under (shim id, parameter name), so it never finds them and the torch
 layers are evaluated and saved with their live weights.
 """
 import contextlib
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from thinc.api import ArgsKwargs, Model, PyTorchGradScaler, PyTorchShim, torch2xp, xp2torch
@@ -33,6 +39,12 @@ from thinc.layers.pytorchwrapper import forward as pytorch_forward
 from thinc.types import Floats2d
 
 from ...errors import Errors
+
+# The private attributes of Thinc's classes that this module reads or sets.
+THINC_INTERNALS: Dict[str, Tuple[str, ...]] = {
+    "PyTorchShim": ("_model", "_mixed_precision", "_grad_scaler"),
+    "Model": ("_layers",),
+}
 
 
 class AccumulatingPyTorchShim(PyTorchShim):
@@ -81,6 +93,15 @@ class AccumulatingPyTorchShim(PyTorchShim):
     def module(self) -> torch.nn.Module:
         """The wrapped torch module."""
         return self._model
+
+    @property
+    def grad_scaler(self) -> PyTorchGradScaler:
+        """The grad scaler of mixed precision (disabled without it)."""
+        return self._grad_scaler
+
+    @grad_scaler.setter
+    def grad_scaler(self, scaler: PyTorchGradScaler) -> None:
+        self._grad_scaler = scaler
 
     @contextlib.contextmanager
     def use_params(self, params):
@@ -146,10 +167,30 @@ def add_wrapped_module(model: Model, module: Any, *, convert_inputs: Callable, c
 def wrapped_module(model: Model) -> torch.nn.Module:
     """The torch module that a `pytorch_wrapper` layer runs.
 
-    model (Model): A layer made by `pytorch_wrapper`.
+    model (Model): A layer made by `pytorch_wrapper` (or Thinc's PyTorchWrapper).
     RETURNS (torch.nn.Module): Its module, the one its weights load into.
     """
-    return model.shims[0].module
+    return shim_module(model.shims[0])
+
+
+def shim_module(shim: Any) -> Optional[torch.nn.Module]:
+    """The torch module behind any Thinc PyTorchShim (ours, Thinc's own, or a
+    subclass such as spacy-transformers'), or None for another shim."""
+    module = getattr(shim, "_model", None)
+    return module if isinstance(module, torch.nn.Module) else None
+
+
+def missing_thinc_internals() -> List[str]:
+    """The THINC_INTERNALS that this Thinc release lacks ("Class.attribute"),
+    found on a wrapped module and a layer."""
+    layer = pytorch_wrapper(torch.nn.Linear(1, 1), convert_inputs=None, convert_outputs=None)
+    found = {"PyTorchShim": layer.shims[0], "Model": layer}
+    return [
+        f"{owner}.{name}"
+        for owner, names in THINC_INTERNALS.items()
+        for name in names
+        if not hasattr(found[owner], name)
+    ]
 
 
 def convert_tensor_outputs(model: Model, inputs_outputs: Tuple[Any, Any], is_train: bool) -> Tuple[Any, Callable]:

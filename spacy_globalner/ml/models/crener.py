@@ -216,8 +216,9 @@ def _build_crener(
     if s.enhancement == "paper" and s.enhancement_rounds > 0 and s.grid_width % s.attention_heads:
         raise ValueError(Errors.E221.format(width=s.grid_width, heads=s.attention_heads))
     dilations = list(s.dilations)
-    if not dilations or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dilations):
-        raise ValueError(Errors.E204.format(value=dilations))
+    # E204 shows the whole list, whichever of its entries (or its length) fails
+    for value in [len(dilations), *dilations]:
+        check_int(value, "dilations", owner, error=Errors.E204.replace("{value!r}", repr(dilations)))
     settings = replace(settings, dilations=tuple(dilations))
     head = crener_head(settings, max_batch_cells=max_batch_cells, mixed_precision=mixed_precision)
     return Model(

@@ -226,8 +226,8 @@ def test_paper_rule_can_lower_strict_f1():
 
 def test_paper_rule_keeps_the_strict_reading_of_runs_opened_by_inside():
     """Where every invalid run opens with an I after O, the strict reading
-    finds no entity there and the paper's rule adds none (the first release's
-    rule, "lenient", turns each such run into a new entity).
+    finds no entity there and the paper's rule adds none ("lenient" turns
+    each such run into a new entity).
     """
     rng = numpy.random.default_rng(1)
     n_checked = n_lenient_differs = 0

@@ -10,6 +10,7 @@ from spacy_globalner.ml.layers.pytorch_wrapper import (
     convert_tensor_outputs,
     init_padded_head,
     pytorch_wrapper,
+    wrapped_module,
 )
 
 
@@ -53,7 +54,7 @@ def test_tuple_outputs_and_their_gradients():
     dX = backprop((d_scaled, d_sums))
     # d/dx (x * w) = w for both outputs; the row sum's gradient is weighted per row.
     numpy.testing.assert_allclose(dX, [[1.0, 2.0, 3.0]] * 2 + numpy.asarray([[1.0], [2.0]]) * [1.0, 2.0, 3.0])
-    weight_grad = model.shims[0]._model.weight.grad.numpy()
+    weight_grad = wrapped_module(model).weight.grad.numpy()
     numpy.testing.assert_allclose(weight_grad, X.sum(axis=0) + (X * [[1.0], [2.0]]).sum(axis=0))
 
 
@@ -134,18 +135,18 @@ def test_use_params_holds_the_optimizers_averages_for_the_block():
         backprop(numpy.ones_like(Y))
         model.finish_update(optimizer)
     shim = model.shims[0]
-    live = shim._model.weight.detach().clone()
+    live = shim.module.weight.detach().clone()
     average = optimizer.averages[(shim.id, "weight")]
     assert not numpy.allclose(average, live.numpy())
     with model.use_params(optimizer.averages):
-        numpy.testing.assert_array_equal(shim._model.weight.detach().numpy(), average)
+        numpy.testing.assert_array_equal(shim.module.weight.detach().numpy(), average)
         numpy.testing.assert_allclose(model.predict(X), X * average)
-    assert torch.equal(shim._model.weight.detach(), live)
-    assert shim._model.weight.requires_grad
+    assert torch.equal(shim.module.weight.detach(), live)
+    assert shim.module.weight.requires_grad
 
 
 def test_use_params_without_averages_leaves_the_weights():
     model = pytorch_wrapper(Single(3), convert_inputs=_inputs, convert_outputs=convert_tensor_outputs)
-    live = model.shims[0]._model.weight.detach().clone()
+    live = wrapped_module(model).weight.detach().clone()
     with model.use_params({(model.shims[0].id + 1, "weight"): numpy.zeros(3, dtype="float32")}):
-        assert torch.equal(model.shims[0]._model.weight.detach(), live)
+        assert torch.equal(wrapped_module(model).weight.detach(), live)

@@ -5,6 +5,7 @@ import pytest
 from spacy.util import registry
 from thinc.api import fix_random_seed
 
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.bilstm_encoder import ARCHITECTURE, build_bilstm_encoder
 
 LENGTHS = (7, 1, 30, 0, 3, 12)
@@ -16,7 +17,7 @@ def batch(width=8):
 
 
 def torch_lstm(model):
-    return [node.shims[0]._model for node in model.walk() if node.shims][0]
+    return [wrapped_module(node) for node in model.walk() if node.shims][0]
 
 
 def test_registered_under_its_name():

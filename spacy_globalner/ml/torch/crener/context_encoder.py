@@ -31,10 +31,10 @@ class BiLSTMContext(nn.Module):
         if X.device.type == "cpu":
             return X + self._by_direction(X, lengths).to(X.dtype)
         packed = pack_padded_sequence(X, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        # Elsewhere (GPUs: cuDNN) the packed sequences, oneDNN off as before:
-        # on CPU its packed backward once took 2.3 s against 0.2 s for 118
-        # tokens. The padded unidirectional LSTMs of _by_direction showed no
-        # such growth (torch 2.13, windows up to 256 tokens).
+        # Elsewhere (GPUs: cuDNN) the packed sequences, with oneDNN off: its
+        # packed LSTM backward grows far faster with length than the native
+        # kernels'. On CPU the padded unidirectional LSTMs of _by_direction
+        # above avoid packing altogether.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="TF32 acceleration")
             with torch.backends.mkldnn.flags(enabled=False):

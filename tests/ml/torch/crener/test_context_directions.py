@@ -12,7 +12,7 @@ from spacy_globalner.ml.torch.crener.context_encoder import BiLSTMContext
 
 
 def packed_forward(context: BiLSTMContext, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """BiLSTMContext.forward as it was: the packed BiLSTM, native kernels."""
+    """The reference: one packed BiLSTM over both directions, native kernels."""
     packed = pack_padded_sequence(X, lengths, batch_first=True, enforce_sorted=False)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="TF32 acceleration")
