@@ -430,6 +430,50 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
     return lines
 
 
+# What each head is for, beside what the table says of it.
+PURPOSE = {
+    "global_pointer": "nested or flat entities at the lowest cost of the four",
+    "crener": "the CRENER/W2NER grid over token pairs",
+    "crener_zh": "the CRENER/W2NER grid over token pairs, on Chinese one token per character as its paper",
+    "lcrf_ner": "flat entities as a CRF over tags, well-formed by construction (Entity-Fix)",
+    "cse_ner": "flat entities from start and end markers, inconsistent output impossible by construction",
+}
+CHOOSER_HEADER = [
+    "| head | for | ahead, claimed | ahead, not a claim | level or behind | train words/s | peak MiB |",
+    "|---|---|---|---|---|---|---|"]
+
+
+def chooser(groups: Dict[Key, Group]) -> List[str]:
+    """Per package head on a CPU encoder, from the fair table's pairs: where it
+    leads spaCy's head (a claim: MIN_SEEDS seeds a side, MIN_GAP F or more),
+    where it is ahead without a claim, where it is level or behind, and what
+    its training cost (words/s and peak memory over its rows' runs)."""
+    found: Dict[str, List[Tuple[Group, Group, str]]] = {}
+    for head, baseline, view in pairs(groups, transformer=False):
+        found.setdefault(head.key.encoder, []).append((head, baseline, view))
+    lines = list(CHOOSER_HEADER)
+    for encoder, rows in found.items():
+        cells: Dict[str, List[str]] = {"claimed": [], "ahead": [], "behind": []}
+        for head, baseline, view in rows:
+            gap, what = verdict(head, baseline, view)
+            seeds = min(len(head.seeds), len(baseline.seeds))
+            where = (f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {gap} on "
+                     f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
+            ours, theirs = head.mean(view), baseline.mean(view)
+            kind = ("claimed" if what.endswith("ahead") or "ahead (" in what else
+                    "ahead" if ours is not None and theirs is not None and ours > theirs else "behind")
+            cells[kind].append(where)
+        runs = [run for head, _, _ in rows for run in head.runs]
+        speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
+        peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]
+        lines.append(
+            f"| `{encoder}` | {PURPOSE.get(encoder, '-')} | {'; '.join(cells['claimed']) or 'nowhere yet'} "
+            f"| {'; '.join(cells['ahead']) or '-'} | {'; '.join(cells['behind']) or '-'} "
+            f"| {f'{min(speeds):,.0f}-{max(speeds):,.0f}' if speeds else '-'} "
+            f"| {f'{max(peaks):,.0f}' if peaks else '-'} |")
+    return lines
+
+
 def compare_tables(groups: Dict[Key, Group]) -> List[str]:
     lines = [
         "Every run of the `compare` workflow, by corpus and by the package config whose encoder, optimizer,",
@@ -552,7 +596,8 @@ def main(
     if readme is not None and readme.exists():
         text = readme.read_text(encoding="utf8")
         readme_link = Path(os.path.relpath(benchmarks_md.resolve(), readme.resolve().parent)).as_posix()
-        for name, lines in (("results", fair_table(groups, False, readme_link, speed)),
+        for name, lines in (("chooser", chooser(groups)),
+                            ("results", fair_table(groups, False, readme_link, speed)),
                             ("results-trf", fair_table(groups, True, readme_link, speed, explain=False))):
             replaced = replace_block(text, name, lines)
             if replaced is None:

@@ -530,3 +530,26 @@ def test_spacys_head_on_two_configs_that_train_it_alike_is_trained_once(monkeypa
     run(name="spancat@global_pointer")
     run(name="spancat@crener")
     assert len(trained) == 3 and trained[-1].parts[-4:-1] == ("crener", "spancat", "steps2-warmup1-train3000")
+
+
+def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path):
+    """A lead is claimed only at 3 seeds a side and 1 F or more; a head with
+    no claim says 'nowhere yet', and every head's costs come from its runs."""
+    import tables
+
+    write_runs(tmp_path, [
+        *(fake_run("genia", "global_pointer", "global_pointer", seed, f) for seed, f in enumerate((0.75, 0.76, 0.77))),
+        *(fake_run("genia", "global_pointer", "spancat", seed, f) for seed, f in enumerate((0.72, 0.73, 0.74))),
+        *(fake_run("genia", "crener", "crener", seed, f) for seed, f in enumerate((0.735, 0.74, 0.745))),
+        *(fake_run("genia", "crener", "spancat", seed, f) for seed, f in enumerate((0.73, 0.735, 0.74))),
+        fake_run("resume", "crener", "crener", 0, 0.90, nested=False),
+        fake_run("resume", "crener", "ner", 0, 0.92, nested=False),
+    ])
+    rows = {line.split(" | ")[0]: line for line in tables.chooser(tables.read_runs(tmp_path))[2:]}
+    assert ("| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) | GENIA `doc.ents`"
+            not in rows["| `global_pointer`"])
+    assert "| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) |" in rows["| `global_pointer`"]
+    crener = rows["| `crener`"]
+    assert "| nowhere yet | GENIA all spans +0.50 on spaCy `spancat` (3 seeds, test) |" in crener
+    assert "Resume `doc.ents` -2.00 on spaCy `ner` (1 seed, test)" in crener
+    assert crener.endswith("| 1,000-1,000 | 900 |")
