@@ -34,6 +34,7 @@ from torch.autograd.profiler import record_function
 
 import spacy_globalner.ml.torch.crener.scorer as scorer_module
 from spacy_globalner.decoding.crener.windows import END, START
+from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.crener import _chunks, plan_doc_windows
 
 PREFIX = "R:"
@@ -62,7 +63,7 @@ def instrument(nlp) -> None:
     tok2vec_model._func = in_region("tok2vec (Thinc)", tok2vec_model._func, backprop=True)
     head = crener.model.get_ref("head")
     head._func = in_region("head: windows, padding (Thinc)", head._func, backprop=True)
-    scorer = head.layers[0].shims[0]._model
+    scorer = wrapped_module(head.layers[0])
     scorer.forward = in_region("scorer: masks, glue", scorer.forward)
     scorer._convolve = in_region("grid: CLN + embeddings + reduce", scorer._convolve)
     names = {

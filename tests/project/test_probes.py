@@ -68,3 +68,29 @@ def test_threshold_sweep_scores_each_threshold_on_both_halves(tmp_path):
     assert set(rows) == {f"{t}/{part}" for t in (0.12, 0.5, 1.0) for part in ("devA", "devB", "dev")}
     assert rows["1.0/dev"]["spans_sc_r"] == 0.0 and rows["1.0/devA"]["ents_f"] == 0.0
     assert rows["0.12/dev"]["spans_sc_r"] >= rows["0.5/dev"]["spans_sc_r"] > 0.0
+
+
+def test_probes_stand_alone_and_reach_torch_modules_through_the_public_accessor():
+    """A probe runs from a checkout without the tests (nothing imports them)
+    and reaches a wrapped torch module through `wrapped_module`, never
+    through Thinc's private shim attributes."""
+    for probe in sorted(PROBES.glob("*.py")):
+        source = probe.read_text(encoding="utf8")
+        assert "from tests" not in source and "import tests" not in source, probe.name
+        assert "._model" not in source, probe.name
+
+
+def test_encoder_speed_times_both_encoders_on_the_same_weights():
+    """encoder_speed.py gives both encoders the same weights and checks it on a
+    doc alone (it exits otherwise); the package's encoder gives a doc the same
+    vectors alone and in a batch."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(PROBES / "encoder_speed.py"),
+         str(REPO_ROOT / "project" / "assets" / "genia" / "dev.jsonl"), "--passes", "1"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours = [line for line in done.stdout.splitlines() if line.startswith("spacy-globalner.BiLSTMEncoder.v1")]
+    assert len(ours) == 2 and ours[1].endswith("0.00e+00")
