@@ -39,16 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 # This checkout's package, in this process as in the commands it runs (_env).
 sys.path.insert(0, str(REPO))
 GENIA = REPO / "project" / "assets" / "genia"
-SMALL_TOK2VEC = {
-    "@architectures": "spacy.HashEmbedCNN.v2",
-    "pretrained_vectors": None,
-    "width": 32,
-    "depth": 1,
-    "embed_size": 500,
-    "window_size": 1,
-    "maxout_pieces": 2,
-    "subword_features": True,
-}
+# The factory's HashEmbedCNN, made small.
+SMALL_TOK2VEC = {"width": 32, "depth": 1, "embed_size": 500, "maxout_pieces": 2}
 
 app = typer.Typer(add_completion=False)
 
@@ -66,7 +58,8 @@ def _pipeline(folder: Path) -> Path:
     fix_random_seed(0)
     torch.set_num_threads(1)
     nlp = spacy.blank("en")
-    model = {**Language.get_factory_meta("lcrf_ner").default_config["model"], "tok2vec": SMALL_TOK2VEC}
+    model = dict(Language.get_factory_meta("lcrf_ner").default_config["model"])
+    model["tok2vec"] = {**model["tok2vec"], **SMALL_TOK2VEC}
     nlp.add_pipe("lcrf_ner", config={"model": model})
     docs = list(read_nested_jsonl(GENIA / "train.jsonl", nlp.vocab, limit=20))
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
