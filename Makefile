@@ -18,7 +18,7 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e .
 
-# What the tests and the benchmark's transformer runs use on top: the
+# What the tests and the compare workflow's transformer runs use on top: the
 # transformers and ray extras, the dev tools (pytest, ruff, matplotlib) and an
 # offline English encoder.
 install-dev: install

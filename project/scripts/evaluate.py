@@ -1,10 +1,8 @@
-"""Score trained pipelines on the dev split, and show what one of them finds.
+"""Score a trained pipeline (compare.py's runs), and show what one finds.
 
-    python scripts/evaluate.py heads MODELS_DIR DEV_SPACY OUTPUT_JSON [--stats STATS_JSON]
-        [--heads all] [--spans-key sc] [--gpu-id -1]
     python scripts/evaluate.py show PIPELINE_DIR [TEXT] [--spans-key sc]
 
-`heads` scores every trained head on the dev split: all spans, the flat layer
+`evaluate_pipeline` scores a pipeline on a corpus: all spans, the flat layer
 and, for nested corpora, the outer layer. Views of each prediction, scored
 with spaCy's Scorer (P/R/F overall and per label):
 - spans: doc.spans[key] (all entities, nested allowed; `ner`: doc.ents)
@@ -15,9 +13,8 @@ with spaCy's Scorer (P/R/F overall and per label):
   reference's doc.ents, which hold the outermost gold layer; on nested
   corpora this is where flat taggers (ner, lcrf_ner) compare with the others.
 """
-import json
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List
 
 import spacy
 import typer
@@ -29,9 +26,15 @@ from spacy.training import Corpus, Example
 import spacy_globalner  # noqa: F401 (registers the components)
 from spacy_globalner.pipeline.ents_filters import highest_score_filter, longest_first_filter
 
-from common import Arg, Opt, read_json, trained_heads, write_json
+from common import Arg, Opt
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
+
+
+@app.callback()
+def commands() -> None:
+    # A callback keeps `show` a named command: Typer runs a lone command without its name.
+    pass
 
 
 def predicted_spans(doc: Doc, key: str) -> List[Span]:
@@ -91,10 +94,6 @@ def score_views(examples: List[Example], key: str, nested: bool) -> Dict[str, Di
     return results
 
 
-def evaluate(model_path: Path, dev_path: Path, key: str, nested: bool) -> Dict:
-    return evaluate_pipeline(spacy.load(model_path), dev_path, key, nested)
-
-
 def evaluate_pipeline(nlp: Language, dev_path: Path, key: str, nested: bool) -> Dict:
     examples = list(Corpus(dev_path)(nlp))
     docs = nlp.pipe([eg.predicted for eg in examples], batch_size=64)
@@ -102,33 +101,6 @@ def evaluate_pipeline(nlp: Language, dev_path: Path, key: str, nested: bool) -> 
     scores = score_views(examples, key, nested)
     scores["n_predicted_spans"] = sum(len(predicted_spans(eg.predicted, key)) for eg in examples)
     return scores
-
-
-@app.command("heads")
-def evaluate_heads(
-    # fmt: off
-    models_dir: Path = Arg(..., help="MODELS_DIR/HEAD/model-last per head, from train.py"),
-    dev: Path = Arg(..., help="The dev .spacy corpus"),
-    output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
-    heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
-    spans_key: str = Opt("sc", "--spans-key", help="The doc.spans key the heads write"),
-    stats: Optional[Path] = Opt(None, "--stats",
-                                help="stats.json of corpus.py: a nested corpus also gets the outer score"),
-    nested: bool = Opt(False, "--nested", help="Also score the outer layer"),
-    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
-    # fmt: on
-):
-    """Span, flat and outer-layer P/R/F of every trained head on the dev split."""
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
-    nested = nested or (stats is not None and json.loads(stats.read_text())["nested"])
-    results = read_json(output)
-    for head, model in trained_heads(models_dir, heads):
-        results[head] = evaluate(model, dev, spans_key, nested)
-        figures = {view: round(results[head][view]["f"] or 0.0, 4)
-                   for view in ("spans", "ents", "outer") if view in results[head]}
-        print(f"{head}: F {figures}")
-    write_json(output, results)
 
 
 SAMPLE_TEXT = (

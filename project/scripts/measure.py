@@ -1,25 +1,20 @@
-"""Everything the benchmark times: training updates, prediction throughput,
-the head's share of it, and memory against document length.
+"""What the project times: training updates, prediction throughput and the
+encoder's share of it, and peak memory.
 
-    python scripts/measure.py speed MODELS_DIR DEV_SPACY OUTPUT_JSON [--heads all]
-    python scripts/measure.py length MODELS_DIR DEV_SPACY OUTPUT_JSON [--lengths 100,1000]
-    python scripts/measure.py probe MODEL DEV_SPACY (--docs N | --length L)
-    python scripts/measure.py head-cost PIPELINE_DIR DEV_SPACY [--docs 800]   # and where it goes
+    python scripts/measure.py pipeline-speed CORPUS DEV_SPACY ENCODER/HEAD/BUDGET [...] [--output JSON]
+    python scripts/measure.py train-memory CORPUS CORPUS_DIR ENCODER/HEAD/BUDGET [...]
     python scripts/measure.py train-speed TRAIN_SPACY CONFIG [CONFIG ...]
     python scripts/measure.py predict-speed TRAIN_SPACY DEV_SPACY CONFIG [CONFIG ...]
 
-`speed` and `length` run each measurement as `probe` in a fresh process with
-fixed threads, a time limit and an address-space limit, so one head's runaway
-cost is a figure, not a crash of the benchmark. The file is also the `--code`
-of the benchmark's `spacy train` (train.py): importing it registers the step
-timer and the timing logger, and fixes torch's threads from BENCH_THREADS.
+`pipeline-speed` and `train-memory` measure pipelines the `compare` workflow
+trained (its command `compare-speed` runs the first); `train-speed` and
+`predict-speed` time configs side by side (docs/shipping.md). The file is also
+the `--code` of compare's `spacy train`: importing it registers the step timer
+and the timing logger, and fixes torch's threads from BENCH_THREADS.
 """
-import json
-import math
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,17 +27,15 @@ import spacy_globalner  # noqa: F401 (registers the components)
 
 # `spacy train --code` imports this file by its path, without its folder on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Arg, Opt, read_json, set_threads, thread_env, trained_heads, write_json  # noqa: E402
+from common import Arg, Opt, set_threads, thread_env, write_json  # noqa: E402
 
-if "BENCH_THREADS" in os.environ:  # a timed child process (train.py, probes)
+if "BENCH_THREADS" in os.environ:  # a timed child process (compare.py's `spacy train`)
     set_threads(int(os.environ["BENCH_THREADS"]))
-
-MEMORY_LIMIT_BYTES = int(os.environ.get("BENCH_MEMORY_LIMIT_GB", "10")) * 2**30
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
 
 
-# Training: `spacy train --code scripts/measure.py` (train.py)
+# Training: `spacy train --code scripts/measure.py` (compare.py)
 
 _step_starts: Dict[int, float] = {}
 
@@ -77,6 +70,10 @@ def training_seconds(
         if step in starts and step in ends:
             total -= (ends[step] - starts[step]) - median
     return total
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 @registry.loggers("benchmark.timed_logger.v1")
@@ -182,7 +179,6 @@ def predict_speed(
     updates: int = Opt(60, "--updates", help="Updates of 40 docs before timing (no head predicts from random weights)"),
     docs: int = Opt(1000, "--docs", help="Dev sentences predicted per run"),
     repeats: int = Opt(5, "--repeats", help="Rounds over all configs; the best run of each counts"),
-    save_dir: Optional[Path] = Opt(None, "--save-dir", help="Save each pipeline here (for `probe --length`)"),
     # fmt: on
 ):
     """Prediction words/s of configs side by side in one process, one torch
@@ -208,9 +204,6 @@ def predict_speed(
         for i in range(updates):
             lo = (40 * i) % max(len(examples) - 40, 1)
             nlp.update(examples[lo : lo + 40], sgd=optimizer)
-        if save_dir is not None:
-            save_dir.mkdir(parents=True, exist_ok=True)
-            nlp.to_disk(save_dir / config_path.stem)
         pipelines.append((config_path.stem, nlp))
     references = list(DocBin().from_disk(dev_path).get_docs(pipelines[0][1].vocab))[:docs]
     words = [[t.text for t in doc] for doc in references]
@@ -300,267 +293,6 @@ def train_memory(
                        "--system.seed", str(seed), *budget_overrides(composed, updates)]
             peak = train_and_measure(command, thread_env(1))
         print(f"{config}: peak RSS {peak:,.0f} MiB over {updates} updates")
-
-
-# Prediction: one measurement per fresh process (`probe`), run by `speed` and `length`
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-@app.command("probe")
-def probe_cli(
-    # fmt: off
-    model: str = Arg(..., help="Pipeline path"),
-    dev: Path = Arg(..., help="A .spacy corpus whose sentences are the input"),
-    mode: str = Opt("full", "--mode", help="full, encoder (the encoder component only) or both (alternating)"),
-    docs: int = Opt(0, "--docs", help="Throughput on the first N dev sentences, as one nlp.pipe batch"),
-    length: int = Opt(0, "--length", help="One doc of L tokens made of dev sentences one after another"),
-    repeats: int = Opt(3, "--repeats", help="Runs; the best (least disturbed) counts"),
-    batch_size: int = Opt(64, "--batch-size", help="nlp.pipe batch size"),
-    threads: int = Opt(1, "--threads", help="torch threads"),
-    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
-    # fmt: on
-):
-    """One prediction measurement; prints one JSON line. Tokenization is done
-    beforehand, so it is not timed. --mode both alternates whole-pipeline and
-    encoder-only runs in one process, so both see the same load and full minus
-    encoder is the head's own cost. Peak memory: growth of the process's peak
-    RSS over its peak after loading and a warm-up on one short doc; on GPU
-    also torch's peak allocation."""
-    if mode not in ("full", "encoder", "both"):
-        raise SystemExit(f"Unknown mode {mode!r}; choose full, encoder or both")
-    set_threads(threads)
-    import spacy
-    import torch
-    from spacy.tokens import Doc, DocBin
-
-    if gpu_id >= 0:
-        spacy.require_gpu(gpu_id)
-    nlp = spacy.load(model)
-    encoder = nlp.pipe_names[0]
-    references = list(DocBin().from_disk(dev).get_docs(nlp.vocab))
-    words = [[t.text for t in doc] for doc in references]
-    spaces = [[bool(t.whitespace_) for t in doc] for doc in references]
-
-    def make_docs():
-        if length:
-            flat_words, flat_spaces = [], []
-            while len(flat_words) < length:
-                for w, s in zip(words, spaces):
-                    flat_words.extend(w)
-                    flat_spaces.extend(s[:-1] + [True])
-                    if len(flat_words) >= length:
-                        break
-            return [Doc(nlp.vocab, words=flat_words[:length], spaces=flat_spaces[:length])]
-        return [Doc(nlp.vocab, words=w, spaces=s) for w, s in zip(words[:docs], spaces[:docs])]
-
-    def run(batch, run_mode=mode):
-        if run_mode == "encoder":
-            with nlp.select_pipes(enable=[encoder]):
-                return list(nlp.pipe(batch, batch_size=batch_size))
-        return list(nlp.pipe(batch, batch_size=batch_size))
-
-    run([Doc(nlp.vocab, words=words[0][:10])])  # lazy initialisation out of the figures
-    base_rss = peak_rss_mb()
-    if gpu_id >= 0:
-        torch.cuda.reset_peak_memory_stats()
-    times = []
-    encoder_times = []
-    n_tokens = 0
-    for _ in range(1 if length >= 5000 else repeats):
-        batch = make_docs()
-        n_tokens = sum(len(doc) for doc in batch)
-        start = time.perf_counter()
-        run(batch, "encoder" if mode == "encoder" else "full")
-        times.append(time.perf_counter() - start)
-        if mode == "both":
-            batch = make_docs()
-            start = time.perf_counter()
-            run(batch, "encoder")
-            encoder_times.append(time.perf_counter() - start)
-    result = {
-        "mode": mode,
-        "encoder": encoder,
-        "pipeline": nlp.pipe_names,
-        "n_docs": len(make_docs()),
-        "n_tokens": n_tokens,
-        "seconds": round(min(times), 4),
-        "seconds_all": [round(t, 4) for t in times],
-        "words_per_second": round(n_tokens / min(times), 1),
-        "base_peak_rss_mb": round(base_rss, 1),
-        "peak_rss_growth_mb": round(peak_rss_mb() - base_rss, 1),
-        "threads": torch.get_num_threads(),
-    }
-    if encoder_times:
-        result["encoder_seconds"] = round(min(encoder_times), 4)
-        result["encoder_seconds_all"] = [round(t, 4) for t in encoder_times]
-        result["encoder_words_per_second"] = round(n_tokens / min(encoder_times), 1)
-    if gpu_id >= 0:
-        result["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    sys.stdout.write(json.dumps(result) + "\n")
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-
-
-def probe(args: List[str], threads: int, timeout: int, gpu: bool = False) -> Dict:
-    """`probe` ARGS in a fresh process; its JSON, or {"error": ...}."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "probe", *args, "--threads", str(threads)]
-    try:
-        done = subprocess.run(
-            cmd, env=thread_env(threads), capture_output=True, text=True, timeout=timeout,
-            preexec_fn=None if gpu else _limit_memory,  # CUDA reserves huge address space
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {timeout} s"}
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return {"error": lines[-1] if lines else f"exit status {done.returncode}"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-@app.command("speed")
-def speed(
-    # fmt: off
-    models_dir: Path = Arg(..., help="MODELS_DIR/HEAD/model-last per head, from train.py"),
-    dev: Path = Arg(..., help="The dev .spacy corpus"),
-    output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
-    heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
-    docs: int = Opt(500, "--docs", help="Dev sentences per batch"),
-    threads: int = Opt(1, "--threads", help="torch/BLAS threads"),
-    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
-    repeats: int = Opt(5, "--repeats", help="Runs of each; the best counts"),
-    timeout: int = Opt(600, "--timeout", help="Seconds per head"),
-    # fmt: on
-):
-    """Prediction throughput and peak memory of every head, with and without
-    it: one fresh process per head alternates whole-pipeline and encoder-only
-    runs; head_overhead is (full - encoder) / encoder prediction time."""
-    results = read_json(output)
-    for head, model in trained_heads(models_dir, heads):
-        full = probe(
-            [str(model), str(dev), "--mode", "both", "--docs", str(docs),
-             "--repeats", str(repeats), "--gpu-id", str(gpu_id)],
-            threads, timeout, gpu=gpu_id >= 0,
-        )
-        entry = {"full": full, "encoder": {}}
-        if "encoder_seconds" in full:
-            entry["encoder"] = {
-                "seconds": full["encoder_seconds"],
-                "seconds_all": full["encoder_seconds_all"],
-                "words_per_second": full["encoder_words_per_second"],
-            }
-        if "seconds" in entry["full"] and "seconds" in entry["encoder"]:
-            encoder = entry["encoder"]["seconds"]
-            entry["head_overhead"] = round((entry["full"]["seconds"] - encoder) / encoder, 4)
-        results[head] = entry
-        print(f"{head}: {entry.get('full', {}).get('words_per_second')} words/s, "
-              f"head adds {entry.get('head_overhead')}")
-    write_json(output, results)
-
-
-def exponent(points: List[Dict], key: str) -> Optional[float]:
-    """Slope of log(key) against log(length) between the two longest lengths
-    measured: about 1 for linear growth, 2 for quadratic."""
-    usable = [(p["n_tokens"], p[key]) for p in points if "error" not in p and p.get(key, 0) > 0]
-    if len(usable) < 2:
-        return None
-    (l1, v1), (l2, v2) = usable[-2], usable[-1]
-    return round(math.log(v2 / v1) / math.log(l2 / l1), 3)
-
-
-@app.command("length")
-def length_scaling(
-    # fmt: off
-    models_dir: Path = Arg(..., help="MODELS_DIR/HEAD/model-last per head, from train.py"),
-    dev: Path = Arg(..., help="The dev .spacy corpus"),
-    output: Path = Arg(..., help="JSON file; each head's entry is replaced"),
-    heads: str = Opt("all", "--heads", help="all, or head names separated by commas"),
-    lengths: str = Opt("100,1000,5000,20000", "--lengths", help="Doc lengths in tokens, separated by commas"),
-    threads: int = Opt(1, "--threads", help="torch/BLAS threads"),
-    gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
-    timeout: int = Opt(300, "--timeout", help="Seconds per head and length"),
-    # fmt: on
-):
-    """Prediction time and peak memory against document length: one fresh
-    process per head and length, predicting one doc of that many tokens."""
-    sizes = [int(n) for n in lengths.split(",")]
-    results = read_json(output)
-    for head, model in trained_heads(models_dir, heads):
-        points = []
-        for size in sizes:
-            point = probe(
-                [str(model), str(dev), "--length", str(size), "--gpu-id", str(gpu_id)],
-                threads, timeout, gpu=gpu_id >= 0,
-            )
-            point.setdefault("n_tokens", size)
-            points.append(point)
-            print(f"{head} {size}: {point.get('seconds', point.get('error'))} s, "
-                  f"+{point.get('peak_rss_growth_mb')} MB")
-            if "error" in point:
-                break  # longer docs would fail the same way
-        results[head] = {
-            "points": points,
-            "memory_exponent": exponent(points, "peak_rss_growth_mb"),
-            "time_exponent": exponent(points, "seconds"),
-        }
-    write_json(output, results)
-
-
-@app.command("head-cost")
-def head_cost(
-    # fmt: off
-    pipeline: str = Arg(..., help="A trained pipeline with a tok2vec"),
-    dev: Path = Arg(..., help="A .spacy corpus whose texts are the input"),
-    docs: int = Opt(800, "--docs", help="Dev texts"),
-    repeats: int = Opt(5, "--repeats", help="Runs of each; the best counts"),
-    # fmt: on
-):
-    """How much a pipeline's heads add to its tok2vec's prediction time, and
-    where each head's share goes: its model (`predict`) against decoding and
-    writing the spans (`set_annotations`). Best of `repeats` alternating runs
-    on one torch thread, batches of 256 docs, timed in the process's CPU
-    time; ms per 1,000 docs."""
-    import spacy
-    from spacy.tokens import DocBin
-
-    set_threads(1)
-    nlp = spacy.load(pipeline)
-    texts = [doc.text for doc in DocBin().from_disk(dev).get_docs(nlp.vocab)][:docs]
-    n_words = sum(len(nlp.make_doc(text)) for text in texts)
-    heads = [name for name in nlp.pipe_names if name != "tok2vec"]
-    stages = ["tok2vec"] + [f"{name}/{stage}" for name in heads for stage in ("predict", "set_annotations")]
-    best = {stage: float("inf") for stage in stages}
-    for _ in range(repeats):
-        batch = [nlp.make_doc(text) for text in texts]
-        spent = {stage: 0.0 for stage in stages}
-        for lo in range(0, len(batch), 256):
-            docs_in = batch[lo : lo + 256]
-            start = time.process_time()
-            for _ in nlp.get_pipe("tok2vec").pipe(docs_in, batch_size=256):
-                pass
-            spent["tok2vec"] += time.process_time() - start
-            for name in heads:
-                pipe = nlp.get_pipe(name)
-                start = time.process_time()
-                scores = pipe.predict(docs_in)
-                middle = time.process_time()
-                pipe.set_annotations(docs_in, scores)
-                spent[f"{name}/predict"] += middle - start
-                spent[f"{name}/set_annotations"] += time.process_time() - middle
-        for stage, seconds in spent.items():
-            best[stage] = min(best[stage], seconds)
-    encoder = best["tok2vec"]
-    full = sum(best.values())
-    per_1000 = 1000 * 1000 / len(texts)
-    print(f"encoder {n_words / encoder:.0f} words/s, full {n_words / full:.0f} words/s, "
-          f"heads add {100 * (full - encoder) / encoder:.1f}%")
-    for stage in stages:
-        print(f"{stage}: {best[stage] * per_1000:.1f} ms per 1,000 docs "
-              f"({100 * best[stage] / encoder:.1f}% of the encoder's time)")
 
 
 if __name__ == "__main__":

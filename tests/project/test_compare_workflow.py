@@ -215,6 +215,65 @@ def test_the_step_timer_times_the_configs_own_before_update_too(tmp_path):
     assert seen == [7] and 7 in measure._step_starts
 
 
+def test_training_seconds_replaces_evaluation_steps_by_a_median_update():
+    """A run's train words/s leave out spaCy's evaluations at the steps that ran one."""
+    import measure
+
+    starts = {0: 0.0, 1: 10.0, 2: 11.0, 3: 12.0}
+    ends = {0: 9.0, 1: 11.0, 2: 12.0, 3: 20.0}  # steps 0 and 3 include an evaluation
+    # four 1 s updates and the 1 s of batching between steps 0 and 1
+    assert measure.training_seconds(starts, ends, [0, 3]) == pytest.approx(5.0)
+    assert measure.training_seconds({}, {}, []) == 0.0
+
+
+def test_spacy_heads_are_the_blocks_spacy_init_config_writes():
+    """spaCy's ner and spancat come from `spacy init config`, so on a transformer
+    ner's upper layer is off as spaCy's -G template sets it, and on the CPU on."""
+    from configs import spacy_head_block
+
+    assert spacy_head_block("ner")["components"]["ner"]["model"]["use_upper"] is True
+    on_transformer = spacy_head_block("ner", transformer=True)["components"]["ner"]["model"]
+    assert on_transformer["use_upper"] is False and "tok2vec" not in on_transformer
+    spancat = spacy_head_block("spancat")
+    assert spancat["components"]["spancat"]["threshold"] == 0.5
+    assert spancat["training"]["score_weights"]["spans_sc_f"] == 1.0
+
+
+def test_project_commands_declare_deps_and_outputs():
+    """`spacy project run` skips a step whose deps are unchanged and whose
+    outputs exist: every step that writes files declares both, and a script it
+    runs is among its deps, so editing the script reruns the step. Every dep
+    is in the repository or written by a command before it (the corpora
+    excepted: they live in ${vars.data_dir}), and every workflow step is a command."""
+    import re
+
+    import srsly
+
+    project = srsly.read_yaml(PROJECT / "project.yml")
+    variables = {name: str(value) for name, value in project["vars"].items()}
+
+    def resolved(path):
+        return re.sub(r"\$\{vars\.(\w+)\}", lambda match: variables[match.group(1)], path)
+
+    written = []
+    for command in project["commands"]:
+        name = command["name"]
+        assert command.get("deps"), name
+        if name != "show":  # prints only
+            assert command.get("outputs"), name
+        for line in command["script"]:
+            for script in re.findall(r"scripts/\w+\.py", line):
+                assert script in command["deps"], (name, script)
+        for dep in map(resolved, command["deps"]):
+            if dep.startswith(variables["data_dir"]) or any(dep.startswith(out) for out in written):
+                continue
+            assert (PROJECT / dep).exists(), (name, dep)
+        written += map(resolved, command.get("outputs", []))
+    names = {command["name"] for command in project["commands"]}
+    for workflow, steps in project["workflows"].items():
+        assert set(steps) <= names, workflow
+
+
 def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
     """A run JSON as compare.py writes it, with F (a fraction) on every view."""
     return {"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",

@@ -48,7 +48,6 @@ class BiLSTMContext(nn.Module):
         (ml/torch/bilstm.py, which the tok2vec's BiLSTM encoder runs too). On
         CPU oneDNN runs a padded unidirectional LSTM forward and backward
         faster than the native kernels run the packed BiLSTM, and its time
-        grows with the length as the packed one's does not;
-        project/probes/crener_speed_ab.py (lever `lstm`) times whole updates.
+        grows with the length as the packed one's does not.
         """
         return bilstm_by_direction(self.lstm, X, lengths, batch_first=True)

@@ -60,11 +60,9 @@ def depthwise_convolution(convolution: nn.Conv2d, grid: torch.Tensor) -> torch.T
     their own, on which the dilated filter is an undilated one (padding 1).
     The phases are convolved as one batch and put back: the same products
     and sums, so the same function, but torch's CPU backward of a dilated
-    depthwise convolution is slower than the undilated one on the phases
-    (project/probes/crener_speed_ab.py, lever `phases`, times whole
-    updates). Without
-    autograd the dilated convolution runs as it is: its forward is the
-    faster of the two.
+    depthwise convolution is slower than the undilated one on the phases.
+    Without autograd the dilated convolution runs as it is: its forward is
+    the faster of the two.
 
     convolution (nn.Conv2d): Depthwise (groups = channels), 3 x 3, stride 1,
         padding equal to its dilation.
