@@ -1,10 +1,10 @@
 """What the tests of the flat heads (lcrf_ner, cse_ner) share: two German
 sentences of flat gold, their examples, and a head overfit on them."""
 import numpy
-import spacy
 from spacy.tokens import Span
 from spacy.training import Example
-from thinc.api import fix_random_seed
+
+from tests.helpers import overfit_blank
 
 TRAIN_DATA = [
     ("Angela Merkel besuchte gestern Paris und Rom .",
@@ -30,14 +30,7 @@ def make_examples(nlp, data=TRAIN_DATA, key=None):
 
 def overfit(config=None, n_iter=30, factory="lcrf_ner"):
     """(nlp, pipe, examples) after n_iter updates on TRAIN_DATA at seed 0."""
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe(factory, config=config or {})
-    examples = make_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer, drop=0.0)
-    return nlp, pipe, examples
+    return overfit_blank("de", factory, make_examples, config, n_iter)
 
 
 def predictions(nlp, texts=tuple(text for text, _ in TRAIN_DATA)):

@@ -17,17 +17,16 @@ from spacy_globalner.pipeline.flat_ner import (
     outermost_spans,
     whitespace_tokens,
 )
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
+from tests.helpers.components import overfit_pipeline
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, predictions
 
-# Updates each head needs to overfit the two sentences at seed 0.
-N_UPDATES = {"cse_ner": 40, "lcrf_ner": 30}
-FLAT_HEADS = list(N_UPDATES)
+FLAT_HEADS = ["cse_ner", "lcrf_ner"]
 
 
 @pytest.fixture(scope="module", params=FLAT_HEADS)
 def trained(request):
     """(factory, nlp, pipe, examples) of a head overfit on TRAIN_DATA."""
-    return (request.param, *overfit(factory=request.param, n_iter=N_UPDATES[request.param]))
+    return (request.param, *overfit_pipeline(request.param))
 
 
 @pytest.mark.parametrize("factory", FLAT_HEADS)
