@@ -1,19 +1,13 @@
 """Each head learns through a TransformerListener over a tiny BERT built in
-the test (the heads and how each is built in tests/helpers/components.py),
-and the flat heads' configs validate."""
+the test (the heads and how each is built in tests/helpers/components.py).
+tests/shipping/test_debug_configs.py validates every config."""
 
 import pytest
 import spacy
-from spacy.cli.debug_config import debug_config
-from spacy.tokens import DocBin
 from thinc.api import fix_random_seed
 
-from tests.helpers import REPO_ROOT
 from tests.helpers.components import FACTORIES, HEADS
-from tests.helpers.lcrf_ner import make_examples
 from tests.helpers.transformer import train_through_transformer
-
-CONFIGS = REPO_ROOT / "configs"
 
 # The updates through the transformer, and what the head must then reach on
 # its two training sentences: how many of their gold spans doc.spans["sc"]
@@ -22,21 +16,6 @@ CONFIGS = REPO_ROOT / "configs"
 UPDATES = {"global_pointer": 60, "crener": 40, "lcrf_ner": 40, "cse_ner": 40}
 MIN_GOLD_FOUND = {"global_pointer": 5, "crener": 7}
 MIN_ENTS_F = {"lcrf_ner": 0.5, "cse_ner": 0.5}
-
-
-@pytest.fixture(scope="module")
-def corpus_path(tmp_path_factory):
-    nlp = spacy.blank("de")
-    path = tmp_path_factory.mktemp("corpus") / "tiny.spacy"
-    DocBin(docs=[example.reference for example in make_examples(nlp)]).to_disk(path)
-    return path
-
-
-@pytest.mark.parametrize("name", ["lcrf_ner.cfg", "lcrf_ner_trf.cfg", "cse_ner_trf.cfg"])
-def test_config_passes_debug_config(name, corpus_path):
-    pytest.importorskip("spacy_transformers")
-    overrides = {"paths.train": str(corpus_path), "paths.dev": str(corpus_path)}
-    debug_config(CONFIGS / name, overrides=overrides)  # exits with an error where invalid
 
 
 def _spans(doc):
