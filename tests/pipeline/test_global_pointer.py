@@ -115,7 +115,7 @@ def test_efficient_variant_learns_too():
 
 
 def test_evaluate_reports_span_and_ents_scores():
-    nlp, _, _ = overfit(n_iter=30)
+    nlp, _, _ = overfit_pipeline("global_pointer")
     examples = make_examples(nlp)
     for example in examples:
         example.reference.ents = spacy.util.filter_spans(example.reference.spans["sc"])
@@ -222,11 +222,15 @@ def test_update_on_unaligned_gold_warns_once_and_counts():
 
 
 def test_cfg_edits_after_loading_take_effect():
-    nlp, pipe, _ = overfit(n_iter=30)
+    nlp, pipe, _ = overfit_pipeline("global_pointer")
     text = TRAIN_DATA[1][0]
     assert any(end - start == 3 for start, end, _ in spans_of(nlp(text)))
-    pipe.cfg["max_span_width"] = 2
-    assert spans_of(nlp(text)) and all(end - start <= 2 for start, end, _ in spans_of(nlp(text)))
+    original = pipe.cfg["max_span_width"]
+    try:
+        pipe.cfg["max_span_width"] = 2
+        assert spans_of(nlp(text)) and all(end - start <= 2 for start, end, _ in spans_of(nlp(text)))
+    finally:
+        pipe.cfg["max_span_width"] = original
 
 
 def test_cells_that_cross_a_doc_end_take_no_part_in_loss_or_spans():
