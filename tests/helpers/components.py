@@ -61,17 +61,20 @@ def _flat_on_transformer(factory: str, model_path: Path) -> Built:
     return nlp, lcrf_ner.make_examples(nlp)
 
 
-# The flat heads' n_iter: the updates each needs to overfit the two sentences at seed 0.
+def _flat(factory: str) -> Head:
+    return Head(factory, "de", lcrf_ner.TRAIN_DATA,
+                partial(lcrf_ner.overfit, factory=factory, n_iter=lcrf_ner.N_UPDATES[factory]),
+                partial(_flat_on_transformer, factory))
+
+
 HEADS: Dict[str, Head] = {
     head.factory: head
     for head in (
         Head("global_pointer", "en", global_pointer.TRAIN_DATA, global_pointer.overfit,
              _global_pointer_on_transformer),
         Head("crener", "en", crener.TRAIN_DATA, crener.overfit, _crener_on_transformer),
-        Head("lcrf_ner", "de", lcrf_ner.TRAIN_DATA, partial(lcrf_ner.overfit, factory="lcrf_ner", n_iter=30),
-             partial(_flat_on_transformer, "lcrf_ner")),
-        Head("cse_ner", "de", lcrf_ner.TRAIN_DATA, partial(lcrf_ner.overfit, factory="cse_ner", n_iter=40),
-             partial(_flat_on_transformer, "cse_ner")),
+        _flat("lcrf_ner"),
+        _flat("cse_ner"),
     )
 }
 FACTORIES = list(HEADS)

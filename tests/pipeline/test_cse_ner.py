@@ -89,18 +89,6 @@ def test_loss_is_the_three_losses_summed_per_doc():
     assert not numpy.asarray(d_scores)[1, n_short:].any(), "no gradient on padding"
 
 
-def test_gold_from_flat_spans_key():
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    nlp.add_pipe("cse_ner", config={"spans_key": "flat"})
-    examples = make_examples(nlp, key="flat")
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(40):
-        nlp.update(examples, sgd=optimizer)
-    doc = nlp(TRAIN_DATA[1][0])
-    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
-
-
 def test_overlapping_gold_warns_and_learns_the_outermost():
     nlp = spacy.blank("de")
     nlp.add_pipe("cse_ner", config={"spans_key": "nested"})

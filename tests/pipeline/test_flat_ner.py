@@ -18,7 +18,7 @@ from spacy_globalner.pipeline.flat_ner import (
     whitespace_tokens,
 )
 from tests.helpers.components import overfit_pipeline
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, predictions
+from tests.helpers.lcrf_ner import N_UPDATES, TRAIN_DATA, make_examples, overfit, predictions
 
 FLAT_HEADS = ["cse_ner", "lcrf_ner"]
 
@@ -73,6 +73,14 @@ def test_empty_whitespace_and_one_token_docs(trained):
     assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
     assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
     assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_gold_from_flat_spans_key(factory):
+    nlp, _, examples = overfit({"spans_key": "flat"}, n_iter=N_UPDATES[factory], factory=factory, key="flat")
+    doc = nlp(TRAIN_DATA[1][0])
+    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
+    assert nlp.evaluate(examples)["spans_flat_f"] == 1.0
 
 
 def test_spans_and_ents_are_the_same(trained):

@@ -60,19 +60,6 @@ def test_entity_fix_counts_the_decoded_docs(trained):
     assert 0.0 <= pipe.entity_fix_counts.share <= 1.0
 
 
-def test_gold_from_flat_spans_key():
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    nlp.add_pipe("lcrf_ner", config={"spans_key": "flat"})
-    examples = make_examples(nlp, key="flat")
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(30):
-        nlp.update(examples, sgd=optimizer)
-    doc = nlp(TRAIN_DATA[1][0])
-    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
-    assert nlp.evaluate(examples)["spans_flat_f"] == 1.0
-
-
 def test_overlapping_gold_warns_once_and_learns_the_outer_layer():
     nlp = spacy.blank("de")
     pipe = nlp.add_pipe("lcrf_ner")
