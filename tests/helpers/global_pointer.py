@@ -1,5 +1,5 @@
 """What the global_pointer tests share: two sentences of nested gold, their
-examples, a pipeline of global_pointer over a spacy-transformers encoder, and
+examples, a head overfit on them, a pipeline of global_pointer over a spacy-transformers encoder, and
 the decoder and RoPE in the shapes the tests call them."""
 from typing import Any, List, Optional
 
@@ -11,6 +11,7 @@ from spacy.training import Example
 from spacy_globalner.decoding import SpanArrays
 from spacy_globalner.decoding.global_pointer import decode_band
 from spacy_globalner.ml.torch.global_pointer.rope import rope_rotations, rotate
+from tests.helpers import overfit_blank
 from tests.helpers.transformer import TRANSFORMER_LISTENER, add_transformer
 
 TRAIN_DATA = [
@@ -29,6 +30,11 @@ def make_examples(nlp, data=TRAIN_DATA, key="sc"):
         reference.spans[key] = [Span(reference, s, e, label) for s, e, label in spans]
         examples.append(Example(nlp.make_doc(text), reference))
     return examples
+
+
+def overfit(config=None, n_iter=40):
+    """(nlp, pipe, examples) after n_iter updates on TRAIN_DATA at seed 0."""
+    return overfit_blank("en", "global_pointer", make_examples, config, n_iter)
 
 
 def spans_of(doc, key="sc"):

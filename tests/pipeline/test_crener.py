@@ -13,7 +13,8 @@ from spacy_globalner import CRENER, highest_score_filter
 from spacy_globalner.decoding.crener.windows import END, START
 from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.crener import plan_doc_windows
-from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of, train
+from tests.helpers.components import overfit_pipeline
+from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of
 
 
 def _nlp(**config) -> Language:
@@ -25,20 +26,8 @@ def _nlp(**config) -> Language:
 @pytest.fixture(scope="module")
 def trained():
     """The small model overfit on TRAIN_DATA (seed 0, 50 updates of Adam 0.003)."""
-    nlp = _nlp()
-    examples = [example_of(nlp, text, spans) for text, spans in TRAIN_DATA]
-    return train(nlp, examples), examples
-
-
-def test_add_pipe_defaults():
-    nlp = spacy.blank("en")
-    crener = nlp.add_pipe("crener")
-    assert isinstance(crener, CRENER)
-    assert crener.labels == ()
-    assert crener.cfg["spans_key"] == "sc" and crener.cfg["threshold"] == 0.5
-    assert crener.cfg["positive_weight"] == 5.0
-    assert crener.max_grid_length == 256 and crener.cfg["set_ents"] is True
-    assert not crener.is_initialized
+    nlp, _, examples = overfit_pipeline("crener")
+    return nlp, examples
 
 
 def test_labels_implicit_from_data():
@@ -109,17 +98,6 @@ def test_long_gold_spans_warn():
     examples = [example_of(nlp, "a b c d e f g h i j", [(0, 9, "X")])]
     with pytest.warns(UserWarning, match="W200"):
         nlp.initialize(lambda: examples)
-
-
-def test_overfit_two_sentences(trained):
-    nlp, examples = trained
-    for (_, spans), example in zip(TRAIN_DATA, examples):
-        doc = nlp(example.predicted.copy())
-        assert spans_of(doc) == sorted(spans)
-        scores = doc.spans["sc"].attrs["scores"]
-        assert scores.shape == (len(spans),) and ((scores > 0.5) & (scores <= 1.0)).all()
-        assert all(not (a.end > b.start) for a, b in zip(doc.ents, doc.ents[1:]))
-        assert len(doc.ents) > 0
 
 
 def test_empty_whitespace_and_one_token_docs(trained):

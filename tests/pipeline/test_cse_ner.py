@@ -10,20 +10,13 @@ from thinc.api import Adam, fix_random_seed
 
 from spacy_globalner import CSENER
 from tests.helpers import head_module
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
+from tests.helpers.components import overfit_pipeline
+from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, predictions
 
 
 @pytest.fixture(scope="module")
 def trained():
-    return overfit(factory="cse_ner", n_iter=40)
-
-
-def test_add_pipe_with_defaults():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("cse_ner")
-    assert isinstance(pipe, CSENER)
-    assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5, "head_lr_scale": 1.0}
-    assert not pipe.is_initialized
+    return overfit_pipeline("cse_ner")
 
 
 @pytest.mark.parametrize("threshold", [1.5, -0.5, float("nan"), "half", True])
@@ -60,12 +53,10 @@ def test_scores_of_the_wrong_shape_raise(trained):
         pipe.get_loss(examples[:1], scores)
 
 
-def test_overfits_two_sentences(trained):
+def test_marker_fix_counts_the_decoded_docs(trained):
+    """(tests/pipeline/test_components.py checks what the overfit head predicts.)"""
     nlp, _, _ = trained
-    ents, scores = predictions(nlp)
-    assert ents == [sorted(spans) for _, spans in TRAIN_DATA]
-    flat = numpy.concatenate([numpy.asarray(s) for s in scores])
-    assert ((flat > 0.25) & (flat <= 1.0)).all()
+    predictions(nlp)
     counts = nlp.get_pipe("cse_ner").marker_fix_counts
     assert counts.sequences >= 2 and 0.0 <= counts.share <= 1.0
 
@@ -96,18 +87,6 @@ def test_loss_is_the_three_losses_summed_per_doc():
     assert d_scores.shape == scores.shape and d_scores.dtype == scores.dtype
     n_short = len(examples[1].predicted)
     assert not numpy.asarray(d_scores)[1, n_short:].any(), "no gradient on padding"
-
-
-def test_gold_from_flat_spans_key():
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    nlp.add_pipe("cse_ner", config={"spans_key": "flat"})
-    examples = make_examples(nlp, key="flat")
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(40):
-        nlp.update(examples, sgd=optimizer)
-    doc = nlp(TRAIN_DATA[1][0])
-    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
 
 
 def test_overlapping_gold_warns_and_learns_the_outermost():

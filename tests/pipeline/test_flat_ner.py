@@ -17,17 +17,16 @@ from spacy_globalner.pipeline.flat_ner import (
     outermost_spans,
     whitespace_tokens,
 )
-from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
+from tests.helpers.components import overfit_pipeline
+from tests.helpers.lcrf_ner import N_UPDATES, TRAIN_DATA, make_examples, overfit, predictions
 
-# Updates each head needs to overfit the two sentences at seed 0.
-N_UPDATES = {"cse_ner": 40, "lcrf_ner": 30}
-FLAT_HEADS = list(N_UPDATES)
+FLAT_HEADS = ["cse_ner", "lcrf_ner"]
 
 
 @pytest.fixture(scope="module", params=FLAT_HEADS)
 def trained(request):
     """(factory, nlp, pipe, examples) of a head overfit on TRAIN_DATA."""
-    return (request.param, *overfit(factory=request.param, n_iter=N_UPDATES[request.param]))
+    return (request.param, *overfit_pipeline(request.param))
 
 
 @pytest.mark.parametrize("factory", FLAT_HEADS)
@@ -74,6 +73,14 @@ def test_empty_whitespace_and_one_token_docs(trained):
     assert [len(doc.ents) for doc in (docs[0], docs[1], docs[3])] == [0, 0, 0]
     assert len(docs[0].spans["sc"]) == 0 and len(docs[0].spans["sc"].attrs["scores"]) == 0
     assert [ent.text for ent in docs[2].ents] in ([], ["Paris"])
+
+
+@pytest.mark.parametrize("factory", FLAT_HEADS)
+def test_gold_from_flat_spans_key(factory):
+    nlp, _, examples = overfit({"spans_key": "flat"}, n_iter=N_UPDATES[factory], factory=factory, key="flat")
+    doc = nlp(TRAIN_DATA[1][0])
+    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
+    assert nlp.evaluate(examples)["spans_flat_f"] == 1.0
 
 
 def test_spans_and_ents_are_the_same(trained):

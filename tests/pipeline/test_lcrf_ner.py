@@ -8,21 +8,13 @@ from thinc.api import fix_random_seed
 
 from spacy_globalner import LCRFNER
 from tests.helpers import head_module
+from tests.helpers.components import overfit_pipeline
 from tests.helpers.lcrf_ner import TRAIN_DATA, make_examples, overfit, predictions
 
 
 @pytest.fixture(scope="module")
 def trained():
-    return overfit()
-
-
-def test_add_pipe_with_defaults():
-    nlp = spacy.blank("de")
-    pipe = nlp.add_pipe("lcrf_ner")
-    assert isinstance(pipe, LCRFNER)
-    assert pipe.cfg == {"labels": [], "spans_key": "sc", "set_ents": True,
-                        "constrained": False, "entity_fix": "paper", "head_lr_scale": 1.0}
-    assert not pipe.is_initialized
+    return overfit_pipeline("lcrf_ner")
 
 
 def test_non_bool_options_raise():
@@ -60,27 +52,12 @@ def test_scores_of_the_wrong_shape_raise(trained):
         pipe.get_loss(examples[:1], (emissions, transitions))
 
 
-def test_overfits_two_sentences(trained):
+def test_entity_fix_counts_the_decoded_docs(trained):
+    """(tests/pipeline/test_components.py checks what the overfit head predicts.)"""
     nlp, pipe, _ = trained
-    ents, scores = predictions(nlp)
-    assert ents == [sorted(spans) for _, spans in TRAIN_DATA]
-    flat = numpy.concatenate([numpy.asarray(s) for s in scores])
-    assert ((flat > 0.5) & (flat <= 1.0)).all()
+    predictions(nlp)
     assert pipe.entity_fix_counts.sequences >= 2
     assert 0.0 <= pipe.entity_fix_counts.share <= 1.0
-
-
-def test_gold_from_flat_spans_key():
-    fix_random_seed(0)
-    nlp = spacy.blank("de")
-    nlp.add_pipe("lcrf_ner", config={"spans_key": "flat"})
-    examples = make_examples(nlp, key="flat")
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(30):
-        nlp.update(examples, sgd=optimizer)
-    doc = nlp(TRAIN_DATA[1][0])
-    assert [(s.start, s.end, s.label_) for s in doc.spans["flat"]] == [(1, 3, "ORG"), (5, 7, "LOC")]
-    assert nlp.evaluate(examples)["spans_flat_f"] == 1.0
 
 
 def test_overlapping_gold_warns_once_and_learns_the_outer_layer():
