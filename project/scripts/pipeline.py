@@ -50,12 +50,10 @@ GENIA = {
 
 @app.command("tune")
 def tune(
-    # fmt: off
-    model: Path = Arg(..., help="The trained pipeline"),
-    dev_path: Path = Arg(..., help="The dev split (.spacy)"),
+    model: Path = Arg(..., help="The trained pipeline", exists=True),
+    dev_path: Path = Arg(..., help="The dev split (.spacy)", exists=True),
     output_model: Path = Arg(..., help="Where the pipeline with the chosen threshold goes"),
     output_json: Path = Arg(..., help="What was chosen, and how"),
-    # fmt: on
 ):
     from spacy.cli.find_threshold import find_threshold
 
