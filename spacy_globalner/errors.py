@@ -92,6 +92,12 @@ class Warnings(metaclass=ErrorsWithCodes):
             "[nlp.tokenizer] @tokenizers = \"spacy.zh.ChineseTokenizer\" with "
             "segmenter = \"char\", or the pipeline will re-tokenize the text "
             "into tokens that do not match the gold characters.")
+    W303 = ("Discontinuous entities left out of {path}: {count}. A spaCy "
+            "Span holds contiguous tokens only, so an entity whose token "
+            "indices have a gap cannot be kept without changing what it "
+            "covers. First in sentence {number}: index {index}, type {type!r}. "
+            "The other entities were kept; the counts are in the converter's "
+            "repairs.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -280,6 +286,19 @@ class Errors(metaclass=ErrorsWithCodes):
     E310 = ("Cannot read {path} as a .spacy DocBin: {problem}. Pass a corpus "
             "written by `spacy globalner convert` (or DocBin.to_disk), e.g. "
             "spacy globalner convert train.conll train.spacy.")
+    E311 = ("Unknown GENIA split {split!r}. Choose one of: {splits}, or leave "
+            "it out to read every sentence.")
+    E312 = ("{path} is not well-formed XML ({err}). Pass GENIA's "
+            "GENIAcorpus3.02.merged.xml or GENIAcorpus3.02.xml as published.")
+    E313 = ("{path} has {n} sentences, but the {split!r} split is defined on "
+            "GENIA 3.02's {expected} in corpus order. Pass the whole corpus "
+            "file, or leave the split out to read every sentence of this one.")
+    E314 = ("{path} is not valid JSON ({err}). A W2NER-style file is one JSON "
+            "list of sentences.")
+    E315 = ("{path}, sentence {number}: {problem}, in {value}. Expected {expected}.")
+    E316 = ("split only applies to the genia_xml format (GENIA's XML is one "
+            "file for all three splits), not to {format!r}. Leave it out for "
+            "this corpus.")
     E330 = ("level_keys must be two different non-empty strings (the doc.spans "
             "keys of GermEval's outer and inner level, e.g. ['outer', 'inner']), "
             "got {value!r}.")

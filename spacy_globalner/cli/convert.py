@@ -19,13 +19,16 @@ def convert_cli(
     format: str = Opt("auto", "--format", "-f",
                       help=f"The input format: auto (from the file name) or one of {', '.join(FORMATS)}"),
     lang: Optional[str] = Opt(None, "--lang", "-l",
-                              help="Language of the docs (default: en for genia and conll, de for germeval, "
-                                   "zh for cluener, bmes and weibo)"),
+                              help="Language of the docs (default: en for genia, genia_xml, w2ner and conll, "
+                                   "de for germeval, zh for cluener, bmes and weibo)"),
     spans_key: str = Opt("sc", "--spans-key", "-k", help="Key in doc.spans"),
     limit: Optional[int] = Opt(None, "--limit", "-n", help="Convert at most N sentences"),
     level_keys: Optional[Tuple[str, str]] = Opt(None, "--level-keys", metavar="OUTER INNER",
                                                 help="germeval: also put the outer and the inner level alone "
                                                      "under these two doc.spans keys"),
+    split: Optional[str] = Opt(None, "--split", "-s",
+                               help="genia_xml: train, dev or test, the literature's split of GENIA 3.02 "
+                                    "in corpus order (default: every sentence)"),
     # fmt: on
 ):
     """Convert one corpus file to a .spacy DocBin with every entity in
@@ -34,7 +37,7 @@ def convert_cli(
     try:
         stats = convert(
             input_path, output_path, format=resolve_format(format, input_path),
-            lang=lang, spans_key=spans_key, limit=limit, level_keys=level_keys,
+            lang=lang, spans_key=spans_key, limit=limit, level_keys=level_keys, split=split,
         )
     except ValueError as err:
         msg.fail("Conversion failed", str(err))

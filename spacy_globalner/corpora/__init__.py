@@ -19,9 +19,11 @@ from .char_conll import read_char_conll
 from .cluener import read_cluener
 from .conll_bio import read_conll_bio
 from .convert import FORMATS, ConvertStats, convert, infer_format
+from .genia_xml import read_genia_xml
 from .germeval import read_germeval
 from .nested_jsonl import read_nested_jsonl
 from .stats import CorpusStats, corpus_stats
+from .w2ner import read_w2ner
 
 __all__ = [
     "FORMATS",
@@ -34,6 +36,8 @@ __all__ = [
     "read_char_conll",
     "read_cluener",
     "read_conll_bio",
+    "read_genia_xml",
     "read_germeval",
     "read_nested_jsonl",
+    "read_w2ner",
 ]

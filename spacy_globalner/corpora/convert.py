@@ -1,4 +1,5 @@
 """Convert a corpus file in its upstream format to a spaCy DocBin (.spacy)."""
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -14,10 +15,12 @@ from .char_conll import parse_char_conll
 from .cluener import parse_cluener
 from .conll_bio import parse_conll_bio
 from .docs import Parser, Repairs, read_docs
+from .genia_xml import parse_genia_xml
 from .germeval import add_levels, parse_germeval
 from .lines import PathLike
 from .nested_jsonl import parse_nested_jsonl
 from .stats import CorpusStats, corpus_stats
+from .w2ner import parse_w2ner
 
 
 class Format(NamedTuple):
@@ -30,6 +33,8 @@ class Format(NamedTuple):
 
 FORMATS: Dict[str, Format] = {
     "genia": Format(parse_nested_jsonl, "en", False),
+    "genia_xml": Format(parse_genia_xml, "en", False),
+    "w2ner": Format(parse_w2ner, "en", False),
     "germeval": Format(parse_germeval, "de", False),
     "conll": Format(parse_conll_bio, "en", False),
     "cluener": Format(parse_cluener, "zh", True),
@@ -38,8 +43,19 @@ FORMATS: Dict[str, Format] = {
 }
 
 
+def _first_char(path: PathLike) -> str:
+    """The file's first character that is not whitespace ("" for none)."""
+    with Path(path).open(encoding="utf-8-sig", errors="replace") as file_:
+        while True:
+            chunk = file_.read(4096)
+            if not chunk or chunk.strip():
+                return chunk.strip()[:1]
+
+
 def infer_format(path: PathLike) -> str:
-    """The format of an upstream corpus file, told from its name.
+    """The format of an upstream corpus file, told from its name, and for
+    .json from its first character: W2NER's files are one JSON list,
+    CLUENER's one object a line.
 
     path (Union[str, Path]): The file.
     RETURNS (str): A key of FORMATS; raises E301 where the name does not tell.
@@ -47,8 +63,10 @@ def infer_format(path: PathLike) -> str:
     name = Path(path).name.lower()
     if name.endswith(".jsonl"):
         return "genia"
+    if name.endswith(".xml"):
+        return "genia_xml"
     if name.endswith(".json"):
-        return "cluener"
+        return "w2ner" if Path(path).is_file() and _first_char(path) == "[" else "cluener"
     if name.endswith(".iob2") or (name.startswith("ner-de") and name.endswith(".tsv")):
         return "germeval"
     if name.endswith(".bmes"):
@@ -96,6 +114,7 @@ def convert(
     spans_key: str = "sc",
     limit: Optional[int] = None,
     level_keys: Optional[Sequence[str]] = None,
+    split: Optional[str] = None,
 ) -> ConvertStats:
     """Read a corpus file and write its Docs to a DocBin.
 
@@ -109,6 +128,8 @@ def convert(
     level_keys (Optional[Sequence[str]]): germeval only: two doc.spans keys
         for the outer and the inner level alone, for a pipeline with one flat
         component per level.
+    split (Optional[str]): genia_xml only: "train", "dev" or "test", the
+        literature's split of the whole corpus in corpus order.
     RETURNS (ConvertStats): The counts of the written corpus.
     """
     started = time.perf_counter()
@@ -116,13 +137,18 @@ def convert(
     spec = FORMATS[format]
     if level_keys is not None and format != "germeval":
         raise ValueError(Errors.E331.format(format=format))
+    parse = spec.parse
+    if split is not None:
+        if format != "genia_xml":
+            raise ValueError(Errors.E316.format(format=format))
+        parse = functools.partial(parse_genia_xml, split=split)
     lang = lang or spec.lang
     if spec.per_char and lang != "zh":
         warnings.warn(Warnings.W302.format(format=format, lang=lang))
     vocab = spacy.blank(lang).vocab
     repairs = Repairs()
     docs = list(
-        read_docs(spec.parse, input_path, vocab, spans_key=spans_key, limit=limit,
+        read_docs(parse, input_path, vocab, spans_key=spans_key, limit=limit,
                   repairs=repairs)
     )
     if level_keys is not None:

@@ -1,0 +1,68 @@
+"""The `pipeline` workflow's commands as a user runs them (`spacy project run`),
+on a few dozen GENIA sentences: the corpus, then a pipeline trained for a few
+updates in place of pipeline-train's 4,000, then the threshold on dev, the
+test split's scores, and the package: a wheel in packages/ beside the JSON its
+model card quotes, with GENIA's license inside."""
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+
+PROJECT = REPO_ROOT / "project"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pipeline")
+    shutil.copytree(PROJECT, root / "project", ignore=shutil.ignore_patterns(
+        "corpus", "training", "metrics", "benchmarks", "probes", "project.lock", "__pycache__"))
+    (root / "configs").symlink_to(REPO_ROOT / "configs")
+    genia = root / "data" / "genia"
+    genia.mkdir(parents=True)
+    bundled = PROJECT / "assets" / "genia"
+    lines = (bundled / "dev.jsonl").read_text().splitlines(keepends=True)
+    (genia / "train.jsonl").write_text("".join((bundled / "train.jsonl").read_text().splitlines(True)[:40]))
+    (genia / "dev.jsonl").write_text("".join(lines[:30]))
+    (genia / "test.jsonl").write_text("".join(lines[30:60]))
+    shutil.copy(bundled / "GENIA_LICENSE.txt", genia / "GENIA_LICENSE.txt")
+    return root / "project"
+
+
+def spacy_run(project, *args):
+    done = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True, timeout=600,
+                          cwd=project)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_pipeline_commands_build_the_package(project):
+    data = ["--vars.data_dir", str(project.parent / "data")]
+    spacy_run(project, "project", "run", "pipeline-corpus", ".", *data)
+    # pipeline-train's own budget is the config's 4,000 updates: a few here.
+    spacy_run(project, "train", "../configs/global_pointer.cfg", "--output", "training/pipeline/genia",
+              "--paths.train", "corpus/pipeline/genia/train.spacy", "--paths.dev", "corpus/pipeline/genia/dev.spacy",
+              "--training.max_steps", "4", "--training.optimizer.learn_rate.total_steps", "4",
+              "--training.optimizer.learn_rate.warmup_steps", "1", "--training.eval_frequency", "4")
+    for command in ("pipeline-threshold", "pipeline-evaluate", "pipeline-package"):
+        spacy_run(project, "project", "run", command, ".", *data)
+    packages = project.parent / "packages"
+    (wheel,) = packages.glob("en_globalner_genia-0.1.0-py3-none-any.whl")
+    evidence = packages / "en_globalner_genia"
+    meta = json.loads((evidence / "meta.json").read_text())
+    test = json.loads((evidence / "test.json").read_text())
+    assert meta["performance"]["spans_sc_f"] == test["spans_sc_f"]
+    assert meta["performance"]["source"] == "packages/en_globalner_genia/test.json"
+    threshold = json.loads((evidence / "threshold.json").read_text())["threshold"]
+    card = (evidence / "README.md").read_text()
+    assert f"its threshold, {threshold:.2f}, was chosen on the dev split" in card
+    assert "test_gold_tokens.json" in card and "GENIA_LICENSE.txt" in card and "CC BY 3.0" in card
+    assert "[spacy-globalner]()" not in card
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(name.endswith("/GENIA_LICENSE.txt") for name in names)
+    config = next(name for name in names if name.endswith("/config.cfg"))
+    assert f"threshold = {threshold}" in zipfile.ZipFile(wheel).read(config).decode()
