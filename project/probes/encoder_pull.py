@@ -29,11 +29,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from common import Arg, Opt, set_threads  # noqa: E402
 
 SPACY_HEADS = ("ner", "spancat")
+# spancat keeps doc.spans["sc"]; the package head writes a key of its own
+# (E023: one writer per key) and reads the same gold there.
+HEAD_KEY = "probe_head"
 
 
 def shared_pipeline(config_path: Path):
     config = load_config(config_path)
     head = config["nlp"]["pipeline"][-1]
+    config["components"][head]["spans_key"] = HEAD_KEY
     listener = dict(config["components"][head]["model"]["tok2vec"])
     for name in SPACY_HEADS:  # spaCy's default model, its tok2vec a listener (filled in on load)
         config["nlp"]["pipeline"].append(name)
@@ -79,6 +83,8 @@ def main(
     fix_random_seed(0)
     nlp, head = shared_pipeline(config_path)
     gold = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))
+    for doc in gold:
+        doc.spans[HEAD_KEY] = list(doc.spans["sc"])
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in gold]
     nlp.initialize(lambda: examples[:500])
     optimizer = Adam(0.001)
