@@ -54,6 +54,14 @@ class Warnings(metaclass=ErrorsWithCodes):
             "components will run on the GPU; spacy-globalner's components and "
             "spacy-transformers need torch there too: install a CUDA build of "
             "torch for your CUDA version.")
+    W008 = ("'{name}' learns from doc.ents in {count} of the {total} training "
+            "examples: they have no doc.spans['{key}'], the key it writes and is "
+            "scored on, so it reads the flat layer in doc.ents there, without "
+            "nested spans (doc.spans keys with gold in the data: {keys}). If the "
+            "gold is under another key, write it under doc.spans['{key}'] too "
+            "(doc.spans['{key}'] = list(doc.spans[KEY]) in each doc), or set "
+            "spans_key of '{name}' to that key where no other component writes "
+            "it. If doc.ents is the gold you mean, nothing needs to change.")
     # global_pointer: W050-W059
     W050 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
             "the {kept} highest-scoring (max_candidates = {kept}){more}; the "
@@ -169,6 +177,12 @@ class Errors(metaclass=ErrorsWithCodes):
             "its own: nlp.add_pipe(\"{factory}\", name=\"{name}\", config={{"
             "\"spans_key\": \"{name}\"}}), or spans_key = \"{name}\" in "
             "[components.{name}] of the config.")
+    E024 = ("The training data for '{name}' holds no gold spans in "
+            "doc.spans['{key}'] (the key it writes) or doc.ents, in any of its "
+            "{count} examples (doc.spans keys with gold in the data: {keys}): "
+            "there is nothing to learn. Set spans_key of '{name}' to the key "
+            "that holds the gold, write the gold under doc.spans['{key}'], or "
+            "check --paths.train.")
 
     E040 = ("{name} of '{owner}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "
