@@ -341,6 +341,14 @@ class Errors(metaclass=ErrorsWithCodes):
             "there and go on.")
     E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
             "corpus itself. Annotate on one machine (without --ray) to use it.")
+    E508 = ("{path} is encoded as {encoding}, not UTF-8 ({evidence}): read as UTF-8, "
+            "its lines would be text full of NUL characters. Re-encode it, e.g. "
+            "`iconv -f {iconv} -t UTF-8 {path} > {suggested}`, and annotate that file. "
+            "Nothing was written.")
+    E509 = ("{output} is being written by another annotate run ({owner}; its lock "
+            "file is {lock}). Wait for that run to end, or write to another output. "
+            "If that run is gone (e.g. its machine went down), remove {lock} and "
+            "rerun, with --resume to go on from its progress.")
     # encoders shared by the heads (ml/models/bilstm_encoder.py): E600-E649
     E600 = ("spacy-globalner.BiLSTMEncoder.v1: width must be a positive even "
             "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "
