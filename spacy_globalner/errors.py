@@ -306,8 +306,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E403 = ("{name} must be a positive integer, got {value!r}.")
     E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
             "learning-rate schedule would end at step {total_steps}, not where "
-            "training ends{why}. Change both together, e.g. --training.max_steps {steps} "
-            "--{path} {steps}.")
+            "training ends{why}. To fix it, {fix}.")
     E441 = ("--gpu-id {gpu_id} was given, but no GPU can be used here: {problem}. "
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
