@@ -7,8 +7,8 @@ still reaches the peak rate. Two things keep that working everywhere:
 
 - spaCy builds the optimizer from the raw, un-interpolated config where
   nothing passes one (`spacy debug data`, `nlp.initialize()` in Python), so
-  the configs' [nlp.after_pipeline_creation] callback interpolates
-  [training.optimizer] in nlp.config once the pipeline exists;
+  each component interpolates [training.optimizer] in nlp.config when it is
+  initialized (interpolate_optimizer);
 - a schedule whose total_steps is written as a number, or that ends where
   training never does, is refused: E440 where total_steps differs from
   training.max_steps, or where max_steps is 0 (a max_epochs run, of a number
@@ -167,23 +167,34 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def interpolate_optimizer(nlp: Optional[Language]) -> None:
+    """Replace [training.optimizer] in nlp.config by its interpolated self.
+
+    nlp.initialize() without an optimizer (`spacy debug data`, Python) builds
+    one from nlp.config as it is, where `${training.max_steps}` is still text
+    that the schedule refuses. Components call this when they are
+    initialized, just before that; building the pipeline leaves the config as
+    written (so `spacy init fill-config` keeps the reference).
+
+    nlp (Optional[Language]): The pipeline, with the training config.
+    """
+    if nlp is None:
+        return
+    training = nlp.config.get("training", {})
+    if "optimizer" in training:
+        training["optimizer"] = nlp.config.interpolate()["training"]["optimizer"]
+
+
 def make_schedule_budget_check() -> Callable[[Language], Language]:
-    """An `after_pipeline_creation` callback that runs check_schedule_budget,
-    then interpolates [training.optimizer] in nlp.config.
+    """An `after_pipeline_creation` callback that runs check_schedule_budget.
 
     spaCy sets nlp.config just before this callback, so the check runs in every
     command that builds the pipeline from a config, `spacy debug config` (which
-    never initializes) included, and not only at initialize. nlp.initialize()
-    without an optimizer builds one from nlp.config as it is, where
-    `${training.max_steps}` is still text: interpolated here, the schedule
-    gets the number (and a saved config.cfg records it).
+    never initializes) included, and not only at initialize.
     """
 
     def check_budget(nlp: Language) -> Language:
         check_schedule_budget(nlp)
-        training = nlp.config.get("training", {})
-        if "optimizer" in training:
-            training["optimizer"] = nlp.config.interpolate()["training"]["optimizer"]
         return nlp
 
     return check_budget

@@ -47,7 +47,7 @@ from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
 from .gold import aligned_gold_spans, check_gold_layer
 from .listeners import missing_upstream
-from .schedule_budget import check_schedule_budget
+from .schedule_budget import check_schedule_budget, interpolate_optimizer
 from .span_output import write_spans
 from .spans_keys import written_spans_key
 
@@ -407,6 +407,7 @@ class SpanPipe(TrainablePipe):
         if nlp is not None and self.name in nlp.component_names:
             check_spans_key_free(nlp, self.name, self.key, nlp.get_pipe_meta(self.name).factory)
         check_schedule_budget(nlp, get_examples)
+        interpolate_optimizer(nlp)
         check_gold_layer(get_examples(), self.key, self.name, labels_given=bool(labels or self.labels))
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
