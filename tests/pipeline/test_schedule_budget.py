@@ -20,6 +20,16 @@ def user_env():
     return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
+def train_global_pointer(corpora, tmp_path, *overrides):
+    """`spacy train configs/global_pointer.cfg` on the small corpora, as a user
+    runs it. RETURNS: the exit status and what it printed."""
+    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
+            "--output", str(tmp_path / "out"),
+            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"), *overrides]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
+    return result.returncode, result.stdout + result.stderr
+
+
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
     path = tmp_path_factory.mktemp("budget")
@@ -64,13 +74,10 @@ def test_the_schedule_warms_up_over_at_most_a_tenth_of_the_run():
 
 
 def test_a_total_steps_of_its_own_is_one_message_without_a_traceback(corpora, tmp_path):
-    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
-            "--output", str(tmp_path / "out"),
-            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
-            "--training.max_steps", "20", "--training.optimizer.learn_rate.total_steps", "100"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
-    output = " ".join((result.stdout + result.stderr).split())
-    assert result.returncode == 1 and "Traceback" not in output, output[-2000:]
+    returncode, output = train_global_pointer(
+        corpora, tmp_path, "--training.max_steps", "20", "--training.optimizer.learn_rate.total_steps", "100")
+    output = " ".join(output.split())
+    assert returncode == 1 and "Traceback" not in output, output[-2000:]
     assert "[E440] training.optimizer.learn_rate.total_steps = 100 but training.max_steps = 20" in output
     assert "training.optimizer.learn_rate.total_steps = ${training.max_steps}" in output
 
@@ -159,13 +166,9 @@ def test_spacy_debug_config_rejects_max_steps_0(name, tmp_path):
 
 def test_spacy_train_rejects_max_steps_0(corpora, tmp_path):
     """The issue's command on global_pointer's config: no training starts."""
-    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
-            "--output", str(tmp_path / "out"),
-            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
-            "--training.max_steps", "0", "--training.max_epochs", "1"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0 and "E440" in output, output[-2000:]
+    returncode, output = train_global_pointer(corpora, tmp_path, "--training.max_steps", "0",
+                                              "--training.max_epochs", "1")
+    assert returncode != 0 and "E440" in output, output[-2000:]
     assert not (tmp_path / "out" / "model-last").exists()
 
 
@@ -193,13 +196,8 @@ def test_spacy_debug_config_rejects_a_warmup_as_long_as_the_run(tmp_path):
 def test_spacy_train_rejects_a_warmup_longer_than_its_epochs(corpora, tmp_path):
     """max_epochs = 1 ends the run after one pass over 20 docs, long before
     max_steps and the 250-update warm-up: initialize counts the batches."""
-    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
-            "--output", str(tmp_path / "out"),
-            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
-            "--training.max_epochs", "1"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0 and "E442" in output, output[-2000:]
+    returncode, output = train_global_pointer(corpora, tmp_path, "--training.max_epochs", "1")
+    assert returncode != 0 and "E442" in output, output[-2000:]
     assert "max_epochs = 1, of at most" in output
     assert not (tmp_path / "out" / "model-last").exists()
 
