@@ -24,10 +24,11 @@ def check_gold_layer(examples: Iterable[Example], spans_key: str, name: str, *, 
     the flat layer, while the scorer reads doc.spans[spans_key], so a
     corpus with its gold under another key would train on the wrong layer
     and score 0 without a word. Warn once (W008) where any example falls
-    back to doc.ents; raise E024 where no example holds gold in either and
-    no labels were given (nothing to learn labels from). With labels given,
-    initializing without gold builds an untrained pipe, as spaCy's
-    components allow (W003 then says so).
+    back to doc.ents while the data holds gold under another doc.spans key:
+    a corpus with doc.ents alone (a flat one) means the fallback. Raise E024
+    where no example holds gold in either and no labels were given (nothing
+    to learn labels from). With labels given, initializing without gold
+    builds an untrained pipe, as spaCy's components allow (W003 says so).
 
     examples (Iterable[Example]): The training data.
     spans_key (str): The component's doc.spans key.
@@ -48,7 +49,7 @@ def check_gold_layer(examples: Iterable[Example], spans_key: str, name: str, *, 
     keys = ", ".join(repr(key) for key in sorted(other_keys)) or "none"
     if n_gold == 0 and not labels_given:
         raise ValueError(Errors.E024.format(name=name, key=spans_key, count=n_examples, keys=keys))
-    if n_fallback:
+    if n_fallback and other_keys:
         warnings.warn(
             Warnings.W008.format(name=name, key=spans_key, count=n_fallback, total=n_examples, keys=keys)
         )

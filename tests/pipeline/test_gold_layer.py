@@ -107,3 +107,15 @@ def test_gold_on_the_key_gives_no_warning(recwarn):
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
     nlp.initialize(lambda: examples)
     assert not [w for w in recwarn if "W008" in str(w.message)]
+
+
+def test_a_flat_corpus_means_the_fallback(recwarn):
+    """doc.ents alone, no doc.spans: nothing else the gold could be."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    examples = []
+    for doc in genia_docs(nlp, limit=4):
+        del doc.spans["sc"]
+        examples.append(Example(nlp.make_doc(doc.text), doc))
+    nlp.initialize(lambda: examples)
+    assert not [w for w in recwarn if "W008" in str(w.message)]
