@@ -29,6 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from common import Arg, Opt, set_threads  # noqa: E402
 
 SPACY_HEADS = ("ner", "spancat")
+# spancat writes a key of its own (two components on "sc" are refused, E023),
+# and learns from a copy of the corpus's doc.spans["sc"] there.
+SPANCAT_KEY = "spancat"
 
 
 def shared_pipeline(config_path: Path):
@@ -38,7 +41,16 @@ def shared_pipeline(config_path: Path):
     for name in SPACY_HEADS:  # spaCy's default model, its tok2vec a listener (filled in on load)
         config["nlp"]["pipeline"].append(name)
         config["components"][name] = {"factory": name, "model": {"tok2vec": listener}}
+    config["components"]["spancat"]["spans_key"] = SPANCAT_KEY
     return load_model_from_config(config, auto_fill=True), head
+
+
+def read_gold(nlp, path: Path) -> List[Doc]:
+    """The corpus's docs, their doc.spans["sc"] copied under SPANCAT_KEY."""
+    docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+    for doc in docs:
+        doc.spans[SPANCAT_KEY] = list(doc.spans["sc"])
+    return docs
 
 
 def gradient_norm_recorder(norms: Dict[str, float], name: str) -> Callable:
@@ -78,7 +90,7 @@ def main(
     set_threads(1)
     fix_random_seed(0)
     nlp, head = shared_pipeline(config_path)
-    gold = list(DocBin().from_disk(train_path).get_docs(nlp.vocab))
+    gold = read_gold(nlp, train_path)
     examples = [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in gold]
     nlp.initialize(lambda: examples[:500])
     optimizer = Adam(0.001)

@@ -282,7 +282,7 @@ def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
     halves it under a mean (the norm shrinks by sqrt 2): global_pointer's loss
     is a mean over the batch, spancat's a sum, as docs/global_pointer.md's "Loss scale" says."""
     import encoder_pull
-    from spacy.tokens import Doc, DocBin
+    from spacy.tokens import Doc
     from spacy.training import Example
     from thinc.api import Adam
 
@@ -292,7 +292,7 @@ def test_encoder_pull_shows_a_mean_loss_against_spacys_summed_ones(tmp_path):
     convert(GENIA_TRAIN, tmp_path / "train.spacy", format="genia", limit=24)
     nlp, head = encoder_pull.shared_pipeline(REPO_ROOT / "configs" / "global_pointer.cfg")
     assert head == "global_pointer" and nlp.pipe_names == ["tok2vec", "global_pointer", "ner", "spancat"]
-    gold = list(DocBin().from_disk(tmp_path / "train.spacy").get_docs(nlp.vocab))
+    gold = encoder_pull.read_gold(nlp, tmp_path / "train.spacy")
 
     def examples(docs):
         return [Example(Doc(nlp.vocab, words=[t.text for t in doc]), doc) for doc in docs]
