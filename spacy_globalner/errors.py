@@ -54,6 +54,14 @@ class Warnings(metaclass=ErrorsWithCodes):
             "components will run on the GPU; spacy-globalner's components and "
             "spacy-transformers need torch there too: install a CUDA build of "
             "torch for your CUDA version.")
+    W008 = ("'{name}' learns from doc.ents in {count} of the {total} training "
+            "examples: they have no doc.spans['{key}'], the key it writes and is "
+            "scored on, so it reads the flat layer in doc.ents there, without "
+            "nested spans (doc.spans keys with gold in the data: {keys}). If the "
+            "gold is under another key, write it under doc.spans['{key}'] too "
+            "(doc.spans['{key}'] = list(doc.spans[KEY]) in each doc), or set "
+            "spans_key of '{name}' to that key where no other component writes "
+            "it. If doc.ents is the gold you mean, nothing needs to change.")
     # global_pointer: W050-W059
     W050 = ("'{name}' found {count} spans in a doc of {length} tokens and kept "
             "the {kept} highest-scoring (max_candidates = {kept}){more}; the "
@@ -182,6 +190,12 @@ class Errors(metaclass=ErrorsWithCodes):
             "dev data with `spacy find-threshold {model} DEV.spacy {name} "
             "threshold ents_f`, and set the best value as threshold in "
             "[components.{name}].")
+    E025 = ("The training data for '{name}' holds no gold spans in "
+            "doc.spans['{key}'] (the key it writes) or doc.ents, in any of its "
+            "{count} examples (doc.spans keys with gold in the data: {keys}): "
+            "there is nothing to learn. Set spans_key of '{name}' to the key "
+            "that holds the gold, write the gold under doc.spans['{key}'], or "
+            "check --paths.train.")
 
     E040 = ("{name} of '{owner}' must be a finite number above 0 (the factor "
             "on the optimizer's learning rate for the head's parameters; 1.0 "
@@ -315,8 +329,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E403 = ("{name} must be a positive integer, got {value!r}.")
     E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
             "learning-rate schedule would end at step {total_steps}, not where "
-            "training ends{why}. Change both together, e.g. --training.max_steps {steps} "
-            "--{path} {steps}.")
+            "training ends{why}. To fix it, {fix}.")
     E441 = ("--gpu-id {gpu_id} was given, but no GPU can be used here: {problem}. "
             "Train and run on the CPU with --gpu-id -1 (the default), or install "
             "a CUDA build of torch and the CuPy package for your CUDA version "
@@ -350,6 +363,14 @@ class Errors(metaclass=ErrorsWithCodes):
             "there and go on.")
     E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
             "corpus itself. Annotate on one machine (without --ray) to use it.")
+    E508 = ("{path} is encoded as {encoding}, not UTF-8 ({evidence}): read as UTF-8, "
+            "its lines would be text full of NUL characters. Re-encode it, e.g. "
+            "`iconv -f {iconv} -t UTF-8 {path} > {suggested}`, and annotate that file. "
+            "Nothing was written.")
+    E509 = ("{output} is being written by another annotate run ({owner}; its lock "
+            "file is {lock}). Wait for that run to end, or write to another output. "
+            "If that run is gone (e.g. its machine went down), remove {lock} and "
+            "rerun, with --resume to go on from its progress.")
     # encoders shared by the heads (ml/models/bilstm_encoder.py): E600-E649
     E600 = ("spacy-globalner.BiLSTMEncoder.v1: width must be a positive even "
             "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "

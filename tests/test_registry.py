@@ -12,6 +12,7 @@ REGISTRIES = {
     "spacy_scorers": "scorers",
     "spacy_misc": "misc",
     "spacy_cli": "cli",
+    "thinc_schedules": "schedules",
 }
 
 

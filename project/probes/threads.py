@@ -68,6 +68,7 @@ def main(
         "predict": ["predict", str(model), str(dev_path)],
         "train": ["train", str(config), "--paths.train", str(train_path), "--paths.dev", str(dev_path),
                   "--training.max_steps", str(steps), "--training.optimizer.learn_rate.total_steps", str(steps),
+                  "--training.optimizer.learn_rate.warmup_steps", str(max(1, steps // 10)),
                   "--training.eval_frequency", str(steps * 10)],
     }
     results = {}
@@ -81,16 +82,17 @@ def main(
             for job, args in ((job, jobs[job]) for job in jobs_to_run.split(",")):
                 for threads in (0, 1):
                     label = f"{job}, {load}, {'default threads' if threads == 0 else 'one thread'}"
-                    before = os.getloadavg()[0]
+                    before = os.getloadavg()
                     seconds = [timed(args, threads) for _ in range(repeats)]
-                    results[label] = {"seconds": seconds, "load_average_before": before}
+                    results[label] = {"seconds": seconds, "load_average_before": list(before)}
                     print(f"{label:40s} " + " ".join(f"{s:7.2f}" for s in seconds)
-                          + f" s (load average before: {before:.1f})", flush=True)
+                          + f" s (load average before: {before[0]:.1f})", flush=True)
         finally:
             for worker in workers:
                 worker.terminate()
     if output is not None:
-        output.write_text(json.dumps({"cpu_count": os.cpu_count(), "seconds": results}, indent=2) + "\n")
+        figures = {"command": " ".join(sys.argv), "cpu_count": os.cpu_count(), "seconds": results}
+        output.write_text(json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,27 @@ globalner_cli = typer.Typer(name=NAME, help=HELP, no_args_is_help=True, rich_mar
 Arg = typer.Argument
 Opt = typer.Option
 
+# torch's threads in a command that runs a pipeline, unless --threads says
+# otherwise. torch's default, one per core, makes these small models wait on
+# each other's threads at every operation once the machine is busy with other
+# work (docs/shipping.md#threads-set-one-torch-thread-on-a-cpu); more
+# throughput comes from processes (--n-process), as in spaCy.
+DEFAULT_THREADS = 1
+THREADS_HELP = "torch threads of this process (0: torch's default, one per core)"
+
+
+def use_torch_threads(threads: int) -> int:
+    """Set this process's torch threads, before the pipeline runs.
+
+    threads (int): The threads; 0 leaves torch's default.
+    RETURNS (int): The threads torch uses now.
+    """
+    import torch
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    return torch.get_num_threads()
+
 
 def run_alias(prog_name: str, commands: List[Callable], argv: Optional[List[str]] = None) -> int:
     """Run some of the group's commands under a `python -m` name (as

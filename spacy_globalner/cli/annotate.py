@@ -12,7 +12,7 @@ import typer
 from wasabi import msg
 
 from ..gpu import require_gpu
-from ._app import Arg, Opt, globalner_cli
+from ._app import DEFAULT_THREADS, THREADS_HELP, Arg, Opt, globalner_cli, use_torch_threads
 
 
 @globalner_cli.command("annotate")
@@ -25,6 +25,7 @@ def annotate_cli(
     output_path: Path = Arg(..., help="Output .jsonl file, or a Parquet folder with --ray", metavar="OUTPUT"),
     batch_size: int = Opt(64, "--batch-size", help="Docs per batch"),
     n_process: int = Opt(1, "--n-process", help="Processes for nlp.pipe"),
+    threads: int = Opt(DEFAULT_THREADS, "--threads", min=0, help=THREADS_HELP),
     spans_keys: Optional[List[str]] = Opt(None, "--spans-key",
                                           help="doc.spans key to write (repeatable; default: all)"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU for nlp.pipe (-1: CPU)"),
@@ -71,6 +72,7 @@ def annotate_cli(
 
             if gpu_id >= 0:
                 require_gpu(gpu_id)
+            msg.info(f"torch threads: {use_torch_threads(threads)} (--threads)")
             nlp = spacy.load(model)
             summary = annotate_file(
                 nlp, input_path, output_path, errors_path=errors_path, resume=resume,

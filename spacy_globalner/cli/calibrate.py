@@ -16,7 +16,7 @@ from wasabi import msg
 
 from ..errors import Errors
 from ..gpu import require_gpu
-from ._app import Arg, Opt, globalner_cli
+from ._app import DEFAULT_THREADS, THREADS_HELP, Arg, Opt, globalner_cli, use_torch_threads
 
 
 @globalner_cli.command("calibrate")
@@ -32,11 +32,13 @@ def calibrate_cli(
                                    help="Component to calibrate (default: the only global_pointer or crener)"),
     batch_size: int = Opt(64, "--batch-size", "-b", help="Docs per prediction batch"),
     gpu_id: int = Opt(-1, "--gpu-id", "-g", help="GPU to predict on (-1: CPU)"),
+    threads: int = Opt(DEFAULT_THREADS, "--threads", min=0, help=THREADS_HELP),
     # fmt: on
 ):
     """Choose per-label thresholds on dev data, print P/R/F per label before
     and after, and save the pipeline with them to --output.
     """
+    msg.info(f"torch threads: {use_torch_threads(threads)} (--threads)")
     try:
         report, name = calibrate(model, dev_path, target_precision=target_precision,
                                  component=component, batch_size=batch_size,

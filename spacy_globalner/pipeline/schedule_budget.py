@@ -1,26 +1,66 @@
 """The learning-rate schedule must end where the training budget ends.
 
-`spacy debug data` builds the optimizer from the un-interpolated config, so a
-schedule in [training.optimizer] cannot write `total_steps =
-${training.max_steps}`; the configs write the number. A user who then changes
-max_steps alone (`--training.max_steps 4000`) would train the extra steps at
-learning rate 0, or stop before the rate decays. Each component checks the two
-agree when it is initialized, which `spacy train` and `spacy debug data` do
-before the first update; the configs that write total_steps also run the check
-as [nlp.after_pipeline_creation], which `spacy debug config` reaches too.
+The configs' schedule is `spacy-globalner.warmup_linear.v1` with `total_steps
+= ${training.max_steps}`, so `--training.max_steps N` alone moves the end of
+the schedule, and its warm-up is at most a tenth of the run, so a short run
+still reaches the peak rate. Two things keep that working everywhere:
 
-A warm-up (a schedule's warmup_steps) as long as the run never reaches the
-peak rate. Against max_steps it is checked from the config alone; a
-max_epochs run has as many updates as its batcher makes batches of the
-corpus, known only at initialize, which counts one epoch's batches.
+- spaCy builds the optimizer from the raw, un-interpolated config where
+  nothing passes one (`spacy debug data`, `nlp.initialize()` in Python), so
+  each component interpolates [training.optimizer] in nlp.config when it is
+  initialized (interpolate_optimizer);
+- a schedule whose total_steps is written as a number, or that ends where
+  training never does, is refused: E440 where total_steps differs from
+  training.max_steps, or where max_steps is 0 (a max_epochs run, of a number
+  of updates no one knows before training). Each component checks this when
+  it is initialized, which `spacy train` and `spacy debug data` do before the
+  first update; the callback checks it too, which `spacy debug config`
+  reaches.
+
+A warm-up as long as the run never reaches the peak rate: E442 for a
+schedule that does not shorten it (thinc's warmup_linear.v1), against
+max_steps from the config alone; a max_epochs run has as many updates as its
+batcher makes batches of the corpus, known only at initialize, which counts
+one epoch's batches.
+
+Both errors are ConfigValidationErrors, which spaCy's commands print as
+config errors, without a traceback.
 """
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
 
+from confection import ConfigValidationError
 from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
+from thinc.api import warmup_linear
 
 from ..errors import Errors
+
+SCHEDULE = "spacy-globalner.warmup_linear.v1"
+# The warm-up of SCHEDULE takes at most this share of the run's updates.
+MAX_WARMUP_SHARE = 0.1
+
+
+@registry.schedules(SCHEDULE)
+def make_warmup_linear(initial_rate: float, warmup_steps: int, total_steps: int) -> Iterable[float]:
+    """thinc's warmup_linear.v1 (a linear warm-up to initial_rate, then a
+    linear decay to 0 at total_steps) with a warm-up of warmup_steps, or of
+    a tenth of total_steps where that is fewer: with total_steps =
+    ${training.max_steps}, a short run keeps the schedule's shape.
+
+    initial_rate (float): The peak learning rate.
+    warmup_steps (int): The most updates the warm-up takes.
+    total_steps (int): The update at which the rate reaches 0.
+    RETURNS (Iterable[float]): The learning rate of each update.
+    """
+    return warmup_linear(initial_rate, min(warmup_steps, int(total_steps * MAX_WARMUP_SHARE)), total_steps)
+
+
+def _fail(message: str, path: str) -> ConfigValidationError:
+    """A catalogue error as spaCy's commands print config errors: the
+    message, no traceback."""
+    return ConfigValidationError(title=message, errors=[{"loc": path.split("."), "msg": message.split("]")[0] + "]"}],
+                                 show_config=False)
 
 
 def check_schedule_budget(
@@ -44,13 +84,23 @@ def check_schedule_budget(
     if not _is_int(max_steps) or max_steps < 0:
         return
     for path, total_steps in _find(training.get("optimizer", {}), "training.optimizer", "total_steps"):
-        if _is_int(total_steps) and total_steps != max_steps:
-            unbounded = max_steps == 0
-            why = " (max_steps = 0 trains for max_epochs epochs, an unknown number of updates)" if unbounded else ""
-            steps = total_steps if unbounded else max_steps
-            raise ValueError(
-                Errors.E440.format(path=path, total_steps=total_steps, max_steps=max_steps, why=why, steps=steps)
-            )
+        if not _is_int(total_steps):
+            continue
+        if max_steps == 0:
+            # ${training.max_steps} gives 0 too: a schedule of no updates.
+            steps = total_steps or "N"
+            raise _fail(Errors.E440.format(
+                path=path, total_steps=total_steps, max_steps=max_steps, steps=steps,
+                why=" (max_steps = 0 trains for max_epochs epochs, an unknown number of updates)",
+                fix=f"give the run a budget in updates, --training.max_steps {steps} (the schedule "
+                    f"follows it where {path} = ${{training.max_steps}})",
+            ), path)
+        if total_steps != max_steps:
+            raise _fail(Errors.E440.format(
+                path=path, total_steps=total_steps, max_steps=max_steps, why="", steps=max_steps,
+                fix=f"write {path} = ${{training.max_steps}} in the config, so that it follows "
+                    f"the budget, or change both, e.g. --training.max_steps {max_steps} --{path} {max_steps}",
+            ), path)
     _check_warmup(training, max_steps, get_examples)
 
 
@@ -58,7 +108,7 @@ def _check_warmup(
     training: Dict[str, Any], max_steps: int, get_examples: Optional[Callable[[], Iterable[Example]]]
 ) -> None:
     warmups = [
-        (path, steps)
+        (path, _effective_warmup(training, path, steps))
         for path, steps in _find(training.get("optimizer", {}), "training.optimizer", "warmup_steps")
         if _is_int(steps)
     ]
@@ -77,12 +127,10 @@ def _check_warmup(
         return
     for path, warmup_steps in warmups:
         if warmup_steps >= run_steps:
-            raise ValueError(
-                Errors.E442.format(
-                    path=path, warmup_steps=warmup_steps, steps=run_steps, why=why,
-                    suggested=max(1, run_steps // 10),
-                )
-            )
+            raise _fail(Errors.E442.format(
+                path=path, warmup_steps=warmup_steps, steps=run_steps, why=why,
+                suggested=max(1, run_steps // 10),
+            ), path)
 
 
 def _count_batches(batcher: Dict[str, Any], get_examples: Callable[[], Iterable[Example]]) -> int:
@@ -103,8 +151,38 @@ def _find(section: Any, path: str, name: str) -> Iterator[Tuple[str, Any]]:
             yield from _find(value, f"{path}.{key}", name)
 
 
+def _effective_warmup(training: Dict[str, Any], path: str, warmup_steps: int) -> int:
+    """The warm-up the schedule at `path` runs: SCHEDULE shortens it to a
+    tenth of its total_steps (so only a max_epochs run can end inside it)."""
+    section: Any = training
+    for key in path.split(".")[1:-1]:
+        section = section.get(key, {}) if isinstance(section, dict) else {}
+    total_steps = section.get("total_steps") if isinstance(section, dict) else None
+    if section.get("@schedules") == SCHEDULE and _is_int(total_steps):
+        return min(warmup_steps, int(total_steps * MAX_WARMUP_SHARE))
+    return warmup_steps
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def interpolate_optimizer(nlp: Optional[Language]) -> None:
+    """Replace [training.optimizer] in nlp.config by its interpolated self.
+
+    nlp.initialize() without an optimizer (`spacy debug data`, Python) builds
+    one from nlp.config as it is, where `${training.max_steps}` is still text
+    that the schedule refuses. Components call this when they are
+    initialized, just before that; building the pipeline leaves the config as
+    written (so `spacy init fill-config` keeps the reference).
+
+    nlp (Optional[Language]): The pipeline, with the training config.
+    """
+    if nlp is None:
+        return
+    training = nlp.config.get("training", {})
+    if "optimizer" in training:
+        training["optimizer"] = nlp.config.interpolate()["training"]["optimizer"]
 
 
 def make_schedule_budget_check() -> Callable[[Language], Language]:

@@ -31,9 +31,10 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from ..errors import Errors, Warnings
 from ..validation import check_bool, check_key, check_number
 from .ents_filters import EntsFilter
+from .gold import check_gold_layer
 from .head_lr import HeadScaledOptimizer
 from .listeners import missing_upstream
-from .schedule_budget import check_schedule_budget
+from .schedule_budget import check_schedule_budget, interpolate_optimizer
 from .span_decoding import ThresholdDecoding
 from .span_labels import GoldSummary, LabelsAndGold
 from .span_serialization import TwoPhaseRestore
@@ -211,6 +212,8 @@ class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe)
         if nlp is not None and self.name in nlp.component_names:
             check_spans_key_free(nlp, self.name, self.key, nlp.get_pipe_meta(self.name).factory)
         check_schedule_budget(nlp, get_examples)
+        interpolate_optimizer(nlp)
+        check_gold_layer(get_examples(), self.key, self.name, labels_given=bool(labels or self.labels))
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
         if self.span_thresholds:

@@ -16,6 +16,9 @@ after a crash, and explicit about malformed input.
 - Memory: lines are read one at a time and records written as they come; with
   one process, each `zone_size` lines run in a spaCy memory zone, so strings the
   vocab met in them are freed and memory stays flat over millions of documents.
+- One run per output: OUTPUT.lock (lock.py) refuses a second run while the
+  first writes it. A UTF-16 or UTF-32 input is refused before anything is
+  written (reader.check_encoding).
 - Malformed lines (invalid UTF-8, bad JSON, no "text", a text that is not a
   string): with `errors_path`, written there with their line number and error,
   and the job goes on; without, the job writes everything before the line, saves
@@ -34,7 +37,8 @@ from spacy.language import Language
 
 from ..errors import Errors
 from ..validation import check_int
-from .reader import Line, PathLike, read_lines
+from .lock import output_lock
+from .reader import Line, PathLike, check_encoding, read_lines
 from .records import Record, doc_to_record
 
 PROGRESS_SUFFIX = ".progress"
@@ -191,8 +195,6 @@ def annotate_file(
         "new_records" and "new_errors" written by this call, "start_line" (the line
         it resumed after, 0 when it started afresh).
     """
-    import tqdm
-
     input_path, output_path = Path(input_path), Path(output_path)
     errors_path = None if errors_path is None else Path(errors_path)
     for name, value in (("batch_size", batch_size), ("n_process", n_process), ("zone_size", zone_size),
@@ -204,6 +206,32 @@ def annotate_file(
         raise ValueError(Errors.E400.format(path=input_path))
     if errors_path is not None and errors_path.resolve() == output_path.resolve():
         raise ValueError(Errors.E505.format(path=errors_path))
+    check_encoding(input_path)  # before the output is touched
+    with output_lock(output_path):
+        return _annotate_file(
+            nlp, input_path, output_path, errors_path=errors_path, resume=resume, batch_size=batch_size,
+            n_process=n_process, spans_keys=spans_keys, show_progress=show_progress,
+            checkpoint_every=checkpoint_every, zone_size=zone_size,
+        )
+
+
+def _annotate_file(
+    nlp: Language,
+    input_path: Path,
+    output_path: Path,
+    *,
+    errors_path: Optional[Path],
+    resume: bool,
+    batch_size: int,
+    n_process: int,
+    spans_keys: Optional[Sequence[str]],
+    show_progress: bool,
+    checkpoint_every: int,
+    zone_size: int,
+) -> Dict[str, int]:
+    """annotate_file with its arguments checked and the output locked."""
+    import tqdm
+
     marker = progress_path(output_path)
     state = {"input_offset": 0, "input_line": 0, "records": 0, "output_bytes": 0, "errors": 0, "error_bytes": 0}
     if resume and marker.is_file():

@@ -12,8 +12,9 @@ document (invalid UTF-8, bad JSON, no "text", a "text" that is not a string)
 comes back with its error instead of a text: the caller decides whether to stop
 or to set it aside.
 """
+import json
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple, Optional, Union
+from typing import Any, Iterator, NamedTuple, Optional, Tuple, Union
 
 import srsly
 
@@ -23,6 +24,14 @@ PathLike = Union[str, Path]
 BOM = b"\xef\xbb\xbf"
 # How much of a malformed line an error message quotes.
 MAX_QUOTE = 200
+# The byte order marks of the wide encodings, the 4-byte ones first (UTF-32-LE's
+# starts with UTF-16-LE's), and the names iconv knows them by.
+WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE"),
+)
+# Bytes at the start of a corpus that check_encoding looks at.
+SNIFF_BYTES = 4096
 
 
 class Line(NamedTuple):
@@ -50,6 +59,62 @@ def _quote(value: Any) -> str:
     return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."
 
 
+def _json_problem(text: str, err: ValueError) -> str:
+    """What is wrong with a line that is not JSON, as the json module says it
+    (where in the line), rather than ujson's terser message."""
+    try:
+        json.loads(text)
+    except ValueError as json_err:
+        return str(json_err)
+    return str(err)  # what ujson refuses and json accepts (NaN, say)
+
+
+def _wide_encoding(head: bytes) -> Optional[Tuple[str, str, str]]:
+    """The wide encoding a file's first bytes are in, the evidence, and the
+    name iconv reads it by; None for UTF-8 (or anything else without NUL
+    bytes, which UTF-8 text lacks)."""
+    for bom, name in WIDE_BOMS:
+        if head.startswith(bom):
+            # iconv's UTF-16 and UTF-32 read the mark and drop it.
+            return name, "it starts with that encoding's byte order mark", name[:-3]
+    if b"\x00" not in head:
+        return None
+    # Latin text in UTF-16 has a NUL in every other byte (the odd ones for
+    # little-endian), in UTF-32 three NULs in every four bytes.
+    def nul_share(offset: int, step: int) -> float:
+        part = head[offset::step]
+        return part.count(0) / max(1, len(part))
+
+    evidence = f"{head.count(0)} NUL bytes in its first {len(head)}"
+    if min(nul_share(i, 4) for i in (1, 2, 3)) > 0.5:
+        name = "UTF-32-LE"
+    elif min(nul_share(i, 4) for i in (0, 1, 2)) > 0.5:
+        name = "UTF-32-BE"
+    else:
+        name = "UTF-16-LE" if nul_share(1, 2) >= nul_share(0, 2) else "UTF-16-BE"
+    return name, evidence, name
+
+
+def check_encoding(path: PathLike) -> None:
+    """Raise E508 where a corpus is UTF-16 or UTF-32 (a byte order mark, or
+    NUL bytes at its start): read as UTF-8, its first line would be an error
+    and the others text full of NUL characters.
+
+    path (Union[str, Path]): The corpus file.
+    """
+    path = Path(path)
+    with path.open("rb") as file_:
+        found = _wide_encoding(file_.read(SNIFF_BYTES))
+    if found is not None:
+        encoding, evidence, iconv = found
+        raise ValueError(
+            Errors.E508.format(
+                path=path, encoding=encoding, evidence=evidence, iconv=iconv,
+                suggested=path.with_name(f"{path.stem}.utf8{path.suffix}"),
+            )
+        )
+
+
 def read_lines(
     path: PathLike, *, start: int = 0, start_line: int = 0, jsonl: Optional[bool] = None
 ) -> Iterator[Line]:
@@ -64,6 +129,7 @@ def read_lines(
     path = Path(path)
     if not path.is_file():
         raise ValueError(Errors.E400.format(path=path))
+    check_encoding(path)
     if jsonl is None:
         jsonl = path.suffix == ".jsonl"
     line_no = start_line
@@ -102,7 +168,8 @@ def read_lines(
             try:
                 obj = srsly.json_loads(text)
             except ValueError as err:
-                message = Errors.E501.format(path=path, line_no=line_no, problem=err, value=_quote(text))
+                message = Errors.E501.format(path=path, line_no=line_no, problem=_json_problem(text, err),
+                                             value=_quote(text))
                 yield Line(line_no, end, error=message, raw=text)
                 continue
             if not isinstance(obj, dict) or "text" not in obj:

@@ -55,7 +55,7 @@ def test_no_labels_raise(factory):
     pipe = nlp.add_pipe(factory)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"\[E001\]"):
+        with pytest.raises(ValueError, match=r"\[E025\]"):
             pipe.initialize(lambda: make_examples(nlp, [("Nichts hier .", [])]))
 
 

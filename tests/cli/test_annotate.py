@@ -1,0 +1,88 @@
+"""`spacy globalner annotate` as a user runs it: a UTF-16 or UTF-32 corpus is
+refused before anything is written, one output takes one run at a time, and a
+malformed line is reported in plain words."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import srsly
+
+from tests.helpers.trained_pipelines import trained_dir
+
+TEXTS = ["IL-2 gene expression requires NF-kappa B.", "Human T cells were stimulated."]
+
+
+def user_env():
+    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+
+
+def annotate(*args, timeout=300):
+    command = [sys.executable, "-m", "spacy", "globalner", "annotate", str(trained_dir("global_pointer")),
+               *map(str, args), "--no-progress"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=user_env())
+    return result.returncode, " ".join((result.stdout + result.stderr).split())
+
+
+def jsonl(texts):
+    return "".join(srsly.json_dumps({"text": text}) + "\n" for text in texts)
+
+
+@pytest.mark.parametrize(
+    "encoding,named,iconv",
+    [("utf-16", "UTF-16-LE", "UTF-16"), ("utf-16-le", "UTF-16-LE", "UTF-16-LE"),
+     ("utf-16-be", "UTF-16-BE", "UTF-16-BE"), ("utf-32", "UTF-32-LE", "UTF-32"),
+     ("utf-32-be", "UTF-32-BE", "UTF-32-BE")],
+)
+def test_a_wide_encoding_is_refused_before_anything_is_written(tmp_path, encoding, named, iconv):
+    """With and without a byte order mark (then by its NUL bytes); with
+    --errors, which took line 1 as malformed and wrote the rest as text
+    full of NULs."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(jsonl(TEXTS).encode(encoding))
+    rc, output = annotate(corpus, tmp_path / "out.jsonl", "--errors", tmp_path / "bad.jsonl")
+    assert rc == 1
+    assert f"[E508] {corpus} is encoded as {named}, not UTF-8" in output, output
+    assert f"iconv -f {iconv} -t UTF-8" in output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.jsonl"]
+
+
+def test_a_second_run_on_one_output_is_refused_while_the_first_holds_it(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(jsonl(TEXTS * 20000), encoding="utf8")
+    output = tmp_path / "out.jsonl"
+    lock = tmp_path / "out.jsonl.lock"
+    command = [sys.executable, "-m", "spacy", "globalner", "annotate", str(trained_dir("global_pointer")),
+               str(corpus), str(output), "--no-progress"]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=user_env())
+    try:
+        deadline = time.monotonic() + 240
+        while not lock.exists() and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert lock.exists() and first.poll() is None, "the first run never held the lock"
+        rc, said = annotate(corpus, output)
+        assert rc == 1
+        assert f"[E509] {output} is being written by another annotate run (process {first.pid} on" in said, said
+        assert first.poll() is None  # still writing, untouched
+    finally:
+        first.kill()  # as a crash would: the lock stays behind
+        first.wait()
+    assert lock.exists()
+    # The lock's process is gone: the next run takes the output over, and
+    # leaves no lock behind.
+    small = tmp_path / "small.jsonl"
+    small.write_text(jsonl(TEXTS), encoding="utf8")
+    rc, said = annotate(small, output)
+    assert rc == 0, said
+    assert len(output.read_text(encoding="utf8").splitlines()) == len(TEXTS)
+    assert not lock.exists()
+
+
+def test_a_malformed_line_is_described_once_in_plain_words(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(jsonl(TEXTS[:1]) + '{"text": "unterminated\n', encoding="utf8")
+    rc, output = annotate(corpus, tmp_path / "out.jsonl")
+    assert rc == 1
+    assert "line 2: not valid JSON (Unterminated string starting at: line 1 column 10 (char 9))" in output, output
+    assert "when when" not in output
