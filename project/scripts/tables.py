@@ -459,10 +459,11 @@ def chooser(groups: Dict[Key, Group]) -> List[str]:
             seeds = min(len(head.seeds), len(baseline.seeds))
             where = (f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {gap} on "
                      f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
-            ours, theirs = head.mean(view), baseline.mean(view)
-            kind = ("claimed" if what.endswith("ahead") or "ahead (" in what else
-                    "ahead" if ours is not None and theirs is not None and ours > theirs else "behind")
-            cells[kind].append(where)
+            claim = seeds >= MIN_SEEDS and abs(head.mean(view) - baseline.mean(view)) >= MIN_GAP
+            if head.mean(view) > baseline.mean(view):
+                cells["claimed" if claim else "ahead"].append(where)
+            else:
+                cells["behind"].append(where + (f": {head_label(baseline)} ahead, a claim" if claim else ""))
         runs = [run for head, _, _ in rows for run in head.runs]
         speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
         peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]

@@ -35,9 +35,10 @@ def project(tmp_path_factory):
     (root / "data" / "genia").mkdir(parents=True)
     for split in ("train", "dev"):
         (root / "data" / "genia" / f"{split}.jsonl").symlink_to(PROJECT / "assets" / "genia" / f"{split}.jsonl")
-    # The bundled slice has no test split: its dev split stands in, the
-    # workflow reads it as GENIA's test.jsonl.
-    (root / "data" / "genia" / "test.jsonl").symlink_to(PROJECT / "assets" / "genia" / "dev.jsonl")
+    # The bundled slice has no test split: the last 30 sentences of its dev
+    # split stand in, read by the workflow as GENIA's test.jsonl.
+    dev_lines = (PROJECT / "assets" / "genia" / "dev.jsonl").read_text(encoding="utf8").splitlines()
+    (root / "data" / "genia" / "test.jsonl").write_text("\n".join(dev_lines[-30:]) + "\n", encoding="utf8")
     return root / "project"
 
 
@@ -75,7 +76,7 @@ def test_compare_writes_one_json_per_seed(project):
         assert run["budget"]["updates"] >= 3
         assert run["data"] == {
             "lang": "en", "nested": True, "train_sentences": 40, "train_tokens": run["data"]["train_tokens"],
-            "dev_sentences": 30, "test_sentences": 300, "tuned_on": "dev.spacy (the whole dev split)",
+            "dev_sentences": 30, "test_sentences": 30, "tuned_on": "dev.spacy (the whole dev split)",
             "scored_on": "test.spacy (the official test split)", "train_limit": 40, "dev_limit": 30}
         assert run["data"]["train_tokens"] > 40
         # scored on test at the config's threshold and at one chosen on dev for each score the run is
@@ -603,6 +604,8 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
         *(fake_run("genia", "crener", "spancat", seed, f) for seed, f in enumerate((0.73, 0.735, 0.74))),
         fake_run("resume", "crener", "crener", 0, 0.90, nested=False),
         fake_run("resume", "crener", "ner", 0, 0.92, nested=False),
+        *(fake_run("weibo", "crener", "crener", seed, 0.40, nested=False) for seed in range(3)),
+        *(fake_run("weibo", "crener", "ner", seed, 0.45, nested=False) for seed in range(3)),
     ])
     rows = {line.split(" | ")[0]: line for line in tables.chooser(tables.read_runs(tmp_path))[2:]}
     assert ("| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) | GENIA `doc.ents`"
@@ -611,4 +614,7 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
     crener = rows["| `crener`"]
     assert "| nowhere yet | GENIA all spans +0.50 on spaCy `spancat` (3 seeds, test) |" in crener
     assert "Resume `doc.ents` -2.00 on spaCy `ner` (1 seed, test)" in crener
+    # a claim against the head is a claim, in its column
+    assert "Weibo `doc.ents` -5.00 on spaCy `ner` (3 seeds, test): spaCy `ner` ahead, a claim" in crener
+    assert "| nowhere yet |" in crener
     assert crener.endswith("| 1,000-1,000 | 900 |")
