@@ -472,6 +472,9 @@ def chooser(groups: Dict[Key, Group]) -> List[str]:
             f"| {'; '.join(cells['ahead']) or '-'} | {'; '.join(cells['behind']) or '-'} "
             f"| {f'{min(speeds):,.0f}-{max(speeds):,.0f}' if speeds else '-'} "
             f"| {f'{max(peaks):,.0f}' if peaks else '-'} |")
+    for encoder in PURPOSE:
+        if encoder not in found and not any(key.encoder == encoder for key in groups):
+            lines.append(f"| `{encoder}` | {PURPOSE[encoder]} | no run beside spaCy's head yet | - | - | - | - |")
     return lines
 
 

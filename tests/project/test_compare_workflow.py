@@ -617,4 +617,5 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
     # a claim against the head is a claim, in its column
     assert "Weibo `doc.ents` -5.00 on spaCy `ner` (3 seeds, test): spaCy `ner` ahead, a claim" in crener
     assert "| nowhere yet |" in crener
+    assert "| no run beside spaCy's head yet |" in rows["| `cse_ner`"]
     assert crener.endswith("| 1,000-1,000 | 900 |")
