@@ -212,6 +212,19 @@ def encoder_label(encoder: str) -> str:
 SEED_WORDS = {1: "one seed", 2: "two seeds"}
 
 
+def seeds_a_side(head: Group, baseline: Group) -> int:
+    return min(len(head.seeds), len(baseline.seeds))
+
+
+def is_claim(head: Group, baseline: Group, view: str) -> bool:
+    """The rule every verdict and the chooser read: MIN_SEEDS seeds a side and
+    an unrounded gap of at least MIN_GAP F, either way."""
+    ours, theirs = head.mean(view), baseline.mean(view)
+    if ours is None or theirs is None or seeds_a_side(head, baseline) < MIN_SEEDS:
+        return False
+    return abs(ours - theirs) >= MIN_GAP
+
+
 def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
     """(head minus baseline, in mean F, to two decimals, and what it
     supports): a claim needs MIN_SEEDS seeds a side and an unrounded gap of
@@ -220,11 +233,11 @@ def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
     if ours is None or theirs is None:
         return "-", "-"
     gap = ours - theirs
-    seeds = min(len(head.seeds), len(baseline.seeds))
+    seeds = seeds_a_side(head, baseline)
     winner = head_label(head) if gap > 0 else head_label(baseline)
     if seeds < MIN_SEEDS:
         what = f"{SEED_WORDS.get(seeds, f'{seeds} seeds')}: not a claim"
-    elif abs(gap) < MIN_GAP:
+    elif not is_claim(head, baseline, view):
         what = f"level: under {MIN_GAP:g} F"
     else:
         ranges_apart = (min(head.values(view)) > max(baseline.values(view)) if gap > 0
@@ -456,10 +469,10 @@ def chooser(groups: Dict[Key, Group]) -> List[str]:
         cells: Dict[str, List[str]] = {"claimed": [], "ahead": [], "behind": []}
         for head, baseline, view in rows:
             gap, what = verdict(head, baseline, view)
-            seeds = min(len(head.seeds), len(baseline.seeds))
+            seeds = seeds_a_side(head, baseline)
             where = (f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {gap} on "
                      f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
-            claim = seeds >= MIN_SEEDS and abs(head.mean(view) - baseline.mean(view)) >= MIN_GAP
+            claim = is_claim(head, baseline, view)
             if head.mean(view) > baseline.mean(view):
                 cells["claimed" if claim else "ahead"].append(where)
             else:
