@@ -37,8 +37,8 @@ def jsonl(texts):
 )
 def test_a_wide_encoding_is_refused_before_anything_is_written(tmp_path, encoding, named, iconv):
     """With and without a byte order mark (then by its NUL bytes); with
-    --errors, which took line 1 as malformed and wrote the rest as text
-    full of NULs."""
+    --errors too, where a reader that decoded the file as UTF-8 would set
+    line 1 aside as malformed and write the rest as text full of NULs."""
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_bytes(jsonl(TEXTS).encode(encoding))
     rc, output = annotate(corpus, tmp_path / "out.jsonl", "--errors", tmp_path / "bad.jsonl")
