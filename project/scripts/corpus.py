@@ -4,7 +4,7 @@ python scripts/corpus.py CORPUS DATA_DIR OUTPUT_DIR [--train-limit N] [--dev-lim
 
 Writes OUTPUT_DIR/train.spacy, dev.spacy, test.spacy (the official test split,
 where the corpus publishes one) and stats.json (language, nesting, longest
-entity in train, the slices used), which configs.py and compare.py read.
+entity in train, the slices used), which compare.py reads.
 compare.py chooses every threshold on the whole of dev and reads test only in
 a run's final scoring step, as the papers the tables stand beside do. Each
 file is written under a temporary name and renamed into place, so two runs of
