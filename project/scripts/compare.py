@@ -53,12 +53,12 @@ from typing import Dict, List, Optional, Tuple
 
 import typer
 from thinc.api import Config
-from train_budget import budget_overrides
 
 from common import (
     CHINESE_TOKENIZER,
     Arg,
     Opt,
+    budget_overrides,
     read_config,
     read_json,
     resolve_transformer,
@@ -421,7 +421,7 @@ def run_seed(
         (output / "config.cfg").write_text(composed_text)
         (output / "train_command.txt").unlink(missing_ok=True)
         start = time.perf_counter()
-        peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
+        peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads, offline=True))
         wall = time.perf_counter() - start
         (output / "train_command.txt").write_text(shlex.join(command))
     trained = read_json(train_stats_path)
