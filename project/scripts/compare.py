@@ -53,11 +53,20 @@ from typing import Dict, List, Optional, Tuple
 
 import typer
 from thinc.api import Config
-from train_budget import budget_overrides
 
-from configs import CHINESE_TOKENIZER, read, resolve_transformer, spacy_head_block
-
-from common import Arg, Opt, read_json, set_threads, thread_env, write_json
+from common import (
+    CHINESE_TOKENIZER,
+    Arg,
+    Opt,
+    budget_overrides,
+    read_config,
+    read_json,
+    resolve_transformer,
+    set_threads,
+    spacy_head_block,
+    thread_env,
+    write_json,
+)
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
 TRIALS = 21
@@ -149,7 +158,7 @@ def compose(
     timing logger writing STATS_PATH, spaCy's head in place of the package's
     where SPACY_HEAD is given, and TRANSFORMER (a model name or path; "auto":
     the offline MiniLM where installed) as paths.transformer of a _trf config."""
-    config = read(config_path)
+    config = read_config(config_path)
     if "transformer" in config["paths"]:
         config["paths"]["transformer"] = resolve_transformer(transformer)
     if settings:
@@ -369,7 +378,7 @@ def run_seed(
     if not config_path.exists():
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
     stats = read_json(corpus_dir / "stats.json")
-    steps = steps or int(read(config_path)["training"]["max_steps"])
+    steps = steps or int(read_config(config_path)["training"]["max_steps"])
     run = run_id(corpus, name, steps, stats, warmup)
     output = training_dir / run / f"seed{seed}"
     output.mkdir(parents=True, exist_ok=True)
@@ -412,7 +421,7 @@ def run_seed(
         (output / "config.cfg").write_text(composed_text)
         (output / "train_command.txt").unlink(missing_ok=True)
         start = time.perf_counter()
-        peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads))
+        peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads, offline=True))
         wall = time.perf_counter() - start
         (output / "train_command.txt").write_text(shlex.join(command))
     trained = read_json(train_stats_path)

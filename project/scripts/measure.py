@@ -27,7 +27,7 @@ import spacy_globalner  # noqa: F401 (registers the components)
 
 # `spacy train --code` imports this file by its path, without its folder on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Arg, Opt, set_threads, thread_env, write_json  # noqa: E402
+from common import Arg, Opt, budget_overrides, set_threads, thread_env, write_json  # noqa: E402
 
 if "BENCH_THREADS" in os.environ:  # a timed child process (compare.py's `spacy train`)
     set_threads(int(os.environ["BENCH_THREADS"]))
@@ -279,7 +279,6 @@ def train_memory(
     import tempfile
 
     from compare import train_and_measure
-    from train_budget import budget_overrides
 
     for config in configs:
         composed = next(iter(sorted((training_dir / corpus / config).glob("seed*/config.cfg"))), None)
@@ -291,7 +290,7 @@ def train_memory(
                        "--paths.dev", str(corpus_dir / "dev.spacy"), "--corpora.dev.limit", "100",
                        "--training.logger.path", str(Path(output) / "stats.json"),
                        "--system.seed", str(seed), *budget_overrides(composed, updates)]
-            peak = train_and_measure(command, thread_env(1))
+            peak = train_and_measure(command, thread_env(1, offline=True))
         print(f"{config}: peak RSS {peak:,.0f} MiB over {updates} updates")
 
 

@@ -230,7 +230,7 @@ def test_training_seconds_replaces_evaluation_steps_by_a_median_update():
 def test_spacy_heads_are_the_blocks_spacy_init_config_writes():
     """spaCy's ner and spancat come from `spacy init config`, so on a transformer
     ner's upper layer is off as spaCy's -G template sets it, and on the CPU on."""
-    from configs import spacy_head_block
+    from common import spacy_head_block
 
     assert spacy_head_block("ner")["components"]["ner"]["model"]["use_upper"] is True
     on_transformer = spacy_head_block("ner", transformer=True)["components"]["ner"]["model"]
