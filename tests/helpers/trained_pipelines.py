@@ -49,16 +49,16 @@ SMALL_MODELS: Dict[str, Dict] = {
         "attention_heads": 2,
         "biaffine_width": 8,
         "predictor_width": 8,
-        # After 8 updates the grid+tags co-predictor (the factory's setting)
-        # leaves every cell of the long messy doc below -0.5 and 15,087 above
-        # -0.75: no margin makes a model this young predict a sane amount.
+        # After a few updates the grid+tags co-predictor (the factory's
+        # setting) scores the cells of a long messy doc all alike: no
+        # threshold makes a model this young predict a sane amount.
         "predictor_input": "grid",
     },
 }
 # crener's grid needs more than a few updates to clear its learned threshold;
 # a lower threshold (sigmoid(-0.5)) makes the small model predict something to compare. For the
-# same reason global_pointer starts without its prior offset (-2.6 on these
-# docs), which leaves a model of 8 updates with almost no span above 0;
+# same reason global_pointer starts without its prior offset (the log-odds of
+# a span being an entity), which leaves a model this young almost no span above 0;
 # tests/pipeline/test_global_pointer_prior.py covers the offset.
 SMALL_SETTINGS: Dict[str, Dict] = {"crener": {"threshold": 0.3775}, "global_pointer": {"prior_offset": False}}
 COMPONENTS = list(SMALL_MODELS)
