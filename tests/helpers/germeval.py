@@ -27,7 +27,10 @@ def read_outer_level(path, vocab, limit):
     return docs
 
 
-N_TRAIN, N_DEV, N_EPOCHS, BATCH = 2000, 500, 6, 32
+# The floors the learning tests assert sit well below what seeds 0 and 1
+# reach after N_EPOCHS (project/probes/learning_floors.py measures the curves,
+# project/benchmarks/learning_floors.jsonl).
+N_TRAIN, N_DEV, N_EPOCHS, BATCH = 2000, 500, 4, 32
 
 
 def learn_outer_level(folder, factory, config=None, seed=0):

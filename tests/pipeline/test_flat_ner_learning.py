@@ -7,7 +7,7 @@ from tests.helpers.germeval import learn_outer_level
 # Well below what seed 0 reaches (lcrf_ner: with either Entity-Fix rule), so
 # that the test catches a head that stops learning without failing on a
 # change of seed.
-F1_FLOORS = {"lcrf_ner": 0.35, "cse_ner": 0.38}
+F1_FLOORS = {"lcrf_ner": 0.32, "cse_ner": 0.35}
 GERMEVAL_LABELS = {
     "PER", "LOC", "ORG", "OTH", "PERderiv", "LOCderiv", "ORGderiv", "OTHderiv",
     "PERpart", "LOCpart", "ORGpart", "OTHpart",

@@ -7,7 +7,7 @@ from tests.helpers.germeval import learn_outer_level
 
 # Well below what seed 0 reaches with each arm: the test catches an arm that
 # stops learning.
-F1_FLOORS = {"softmax": 0.38, "bioes": 0.37}
+F1_FLOORS = {"softmax": 0.32, "bioes": 0.35}
 CONFIGS = {
     "softmax": {"entity_fix": "paper", "model": {"transitions": "none"}},
     "bioes": {"model": {"tag_scheme": "bioes"}},
