@@ -1,6 +1,9 @@
 """`spacy globalner annotate` as a user runs it: a UTF-16 or UTF-32 corpus is
 refused before anything is written, one output takes one run at a time, and a
-malformed line is reported in plain words."""
+malformed line is reported in plain words.
+
+Each behaviour runs the command as the user types it, a process of its own;
+the further cases of a behaviour run spaCy's CLI in the test process."""
 import os
 import subprocess
 import sys
@@ -9,6 +12,7 @@ import time
 import pytest
 import srsly
 
+from tests.helpers.cli import invoke_spacy
 from tests.helpers.trained_pipelines import trained_dir
 
 TEXTS = ["IL-2 gene expression requires NF-kappa B.", "Human T cells were stimulated."]
@@ -18,10 +22,14 @@ def user_env():
     return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
-def annotate(*args, timeout=300):
-    command = [sys.executable, "-m", "spacy", "globalner", "annotate", str(trained_dir("global_pointer")),
-               *map(str, args), "--no-progress"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=user_env())
+def annotate(*args, timeout=300, as_user=True):
+    """(exit code, output) of `python -m spacy globalner annotate MODEL *args`:
+    a process of its own `as_user`, else in the test process."""
+    args = ["globalner", "annotate", str(trained_dir("global_pointer")), *map(str, args), "--no-progress"]
+    if not as_user:
+        return invoke_spacy(args)
+    result = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True,
+                            timeout=timeout, env=user_env())
     return result.returncode, " ".join((result.stdout + result.stderr).split())
 
 
@@ -30,18 +38,18 @@ def jsonl(texts):
 
 
 @pytest.mark.parametrize(
-    "encoding,named,iconv",
-    [("utf-16", "UTF-16-LE", "UTF-16"), ("utf-16-le", "UTF-16-LE", "UTF-16-LE"),
-     ("utf-16-be", "UTF-16-BE", "UTF-16-BE"), ("utf-32", "UTF-32-LE", "UTF-32"),
-     ("utf-32-be", "UTF-32-BE", "UTF-32-BE")],
+    "encoding,named,iconv,as_user",
+    [("utf-16", "UTF-16-LE", "UTF-16", True), ("utf-16-le", "UTF-16-LE", "UTF-16-LE", False),
+     ("utf-16-be", "UTF-16-BE", "UTF-16-BE", False), ("utf-32", "UTF-32-LE", "UTF-32", False),
+     ("utf-32-be", "UTF-32-BE", "UTF-32-BE", False)],
 )
-def test_a_wide_encoding_is_refused_before_anything_is_written(tmp_path, encoding, named, iconv):
+def test_a_wide_encoding_is_refused_before_anything_is_written(tmp_path, encoding, named, iconv, as_user):
     """With and without a byte order mark (then by its NUL bytes); with
     --errors too, where a reader that decoded the file as UTF-8 would set
     line 1 aside as malformed and write the rest as text full of NULs."""
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_bytes(jsonl(TEXTS).encode(encoding))
-    rc, output = annotate(corpus, tmp_path / "out.jsonl", "--errors", tmp_path / "bad.jsonl")
+    rc, output = annotate(corpus, tmp_path / "out.jsonl", "--errors", tmp_path / "bad.jsonl", as_user=as_user)
     assert rc == 1
     assert f"[E508] {corpus} is encoded as {named}, not UTF-8" in output, output
     assert f"iconv -f {iconv} -t UTF-8" in output
@@ -73,7 +81,7 @@ def test_a_second_run_on_one_output_is_refused_while_the_first_holds_it(tmp_path
     # leaves no lock behind.
     small = tmp_path / "small.jsonl"
     small.write_text(jsonl(TEXTS), encoding="utf8")
-    rc, said = annotate(small, output)
+    rc, said = annotate(small, output, as_user=False)
     assert rc == 0, said
     assert len(output.read_text(encoding="utf8").splitlines()) == len(TEXTS)
     assert not lock.exists()

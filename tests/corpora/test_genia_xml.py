@@ -19,6 +19,7 @@ from spacy.tokens import DocBin
 
 from spacy_globalner.corpora import convert, infer_format, read_genia_xml
 from spacy_globalner.corpora.genia_xml import SPLITS, split_words
+from tests.helpers.cli import invoke_spacy
 
 DATA = Path(__file__).parent / "data"
 SLICES = ["GENIAcorpus3.02.merged.slice.xml", "GENIAcorpus3.02.slice.xml"]
@@ -36,16 +37,23 @@ def sentences_of(docs):
     return [([t.text for t in d], sorted((s.start, s.end, s.label_) for s in d.spans["sc"])) for d in docs]
 
 
-@pytest.mark.parametrize("name", SLICES)
-def test_cli_converts_the_xml_to_the_projects_genia(name, tmp_path, shared_data):
+@pytest.mark.parametrize("name,as_user", [(SLICES[0], True), (SLICES[1], False)])
+def test_cli_converts_the_xml_to_the_projects_genia(name, as_user, tmp_path, shared_data):
     """`spacy globalner convert` (format told from the .xml name) gives the
     jsonl's tokens and entities: nested terms kept, terms of other types and
-    the fragments of a coordination dropped, a coordination one entity."""
+    the fragments of a coordination dropped, a coordination one entity. The
+    first slice is converted as the user types the command, a process of its
+    own; the second by spaCy's CLI in the test process."""
     output = tmp_path / "slice.spacy"
-    done = subprocess.run([sys.executable, "-m", "spacy", "globalner", "convert", str(DATA / name), str(output)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "format genia_xml" in " ".join(done.stdout.split())
+    args = ["globalner", "convert", str(DATA / name), str(output)]
+    if as_user:
+        done = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        code, printed = done.returncode, " ".join(done.stdout.split())
+    else:
+        code, printed = invoke_spacy(args)
+    assert code == 0, printed
+    assert "format genia_xml" in printed
     nlp = spacy.blank("en")
     docs = list(DocBin().from_disk(output).get_docs(nlp.vocab))
     assert sentences_of(docs) == jsonl_sentences(shared_data)

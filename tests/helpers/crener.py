@@ -14,6 +14,7 @@ from thinc.api import Adam, fix_random_seed
 from spacy_globalner.decoding import SpanArrays
 from spacy_globalner.decoding.crener.decode import decode_windows
 from spacy_globalner.decoding.crener.windows import merge_windows
+from tests.helpers.trained_pipelines import one_torch_thread
 
 SMALL_TOK2VEC = {
     "@architectures": "spacy.HashEmbedCNN.v2",
@@ -83,13 +84,18 @@ def spans_of(doc: Doc):
 
 
 def train(nlp: Language, examples, n_updates: int = 50):
+    """nlp trained on examples (seed 0, n_updates of Adam 0.003), with one
+    torch thread: building a test's model, where two threads contending on a
+    shared machine are several times slower; prediction afterwards runs with
+    torch's default threads, as a user's does."""
     fix_random_seed(0)
-    nlp.initialize(lambda: examples)
-    # The small test model needs a livelier rate than spaCy's default 0.001
-    # to overfit within 50 updates.
-    optimizer = Adam(0.003)
-    for _ in range(n_updates):
-        nlp.update(examples, sgd=optimizer, losses={})
+    with one_torch_thread():
+        nlp.initialize(lambda: examples)
+        # The small test model needs a livelier rate than spaCy's default 0.001
+        # to overfit within 50 updates.
+        optimizer = Adam(0.003)
+        for _ in range(n_updates):
+            nlp.update(examples, sgd=optimizer, losses={})
     return nlp
 
 

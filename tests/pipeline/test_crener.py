@@ -15,6 +15,7 @@ from spacy_globalner.ml.layers.pytorch_wrapper import wrapped_module
 from spacy_globalner.ml.models.crener import plan_doc_windows
 from tests.helpers.components import overfit_pipeline
 from tests.helpers.crener import SMALL_MODEL, SMALL_TOK2VEC, TRAIN_DATA, example_of, spans_of
+from tests.helpers.trained_pipelines import one_torch_thread
 
 
 def _nlp(**config) -> Language:
@@ -256,11 +257,12 @@ def test_listener_tok2vec():
         ]
 
     fix_random_seed(0)
-    nlp.initialize(lambda: examples)
-    before = upstream_params()
-    optimizer = Adam(0.003)  # as tests.helpers.crener.train
-    for _ in range(50):
-        nlp.update(examples, sgd=optimizer, losses={})
+    with one_torch_thread():  # as tests.helpers.crener.train
+        nlp.initialize(lambda: examples)
+        before = upstream_params()
+        optimizer = Adam(0.003)
+        for _ in range(50):
+            nlp.update(examples, sgd=optimizer, losses={})
     changed = [not numpy.array_equal(b, a) for b, a in zip(before, upstream_params())]
     assert before and all(changed)
     for text, spans in TRAIN_DATA:

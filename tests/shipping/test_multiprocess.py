@@ -26,6 +26,7 @@ from spacy.training import Example
 
 from spacy_globalner.scale import doc_to_record, read_records
 from tests.helpers.trained_pipelines import (
+    COMPONENTS,
     REPO_ROOT,
     component_params,
     genia_docs,
@@ -62,31 +63,43 @@ def run_as_user(args: List[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
+# Every component's pipeline in turn, in one process: a process start
+# imports spaCy, Thinc and torch anew.
 PIPE_SCRIPT = """
 import json, sys
 import spacy
 from spacy_globalner.scale import doc_to_record
-nlp = spacy.load(sys.argv[1])
 texts = json.loads(sys.argv[2])
 def found(docs):
     # batched and unbatched matmuls differ in the last bits of a score
     return [[[s["key"], s["start"], s["end"], s["label"], None if s["score"] is None
               else round(s["score"], 4)] for s in r["spans"]] + r["ents"]
             for r in map(doc_to_record, docs)]
-single = found(nlp.pipe(texts, batch_size=5))  # torch runs in the parent first
-multi = found(nlp.pipe(texts, batch_size=5, n_process=2))
-print(json.dumps({"single": single, "multi": multi}))
+got = {}
+for name, path in json.loads(sys.argv[1]).items():
+    nlp = spacy.load(path)
+    single = found(nlp.pipe(texts, batch_size=5))  # torch runs in the parent first
+    multi = found(nlp.pipe(texts, batch_size=5, n_process=2))
+    got[name] = {"single": single, "multi": multi}
+print(json.dumps(got))
 """
 
 
-@pytest.mark.parametrize("name", component_params())
-def test_pipe_n_process_matches_single_process(name, tmp_path):
-    script = tmp_path / "pipe.py"
+@pytest.fixture(scope="module")
+def piped(tmp_path_factory) -> Dict[str, Dict]:
+    """{component: {"single": ..., "multi": ...}}: what nlp.pipe predicted
+    in one process and with n_process=2, for each component's pipeline."""
+    script = tmp_path_factory.mktemp("pipe") / "pipe.py"
     script.write_text(PIPE_SCRIPT, encoding="utf8")
-    texts = sample_texts(24)
-    result = run_as_user([sys.executable, str(script), str(trained_dir(name)), json.dumps(texts)])
+    models = {name: str(trained_dir(name)) for name in COMPONENTS}
+    result = run_as_user([sys.executable, str(script), json.dumps(models), json.dumps(sample_texts(24))])
     assert result.returncode == 0, result.stderr[-3000:]
-    got = json.loads(result.stdout.strip().splitlines()[-1])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_pipe_n_process_matches_single_process(name, piped):
+    got = piped[name]
     assert any(doc for doc in got["single"]), "the small model predicts nothing"
     assert got["multi"] == got["single"]
 
@@ -109,19 +122,55 @@ def default_size_dir(name: str) -> Path:
     return Path(folder) / "pipeline"
 
 
-@pytest.mark.parametrize("name", component_params())
-def test_annotate_command_n_process(name, tmp_path):
-    texts = sample_texts(24)
-    corpus = tmp_path / "corpus.txt"
+# spaCy's CLI as `python -m spacy` runs it, once per command line, in one process.
+CLI_SCRIPT = """
+import json, sys
+from spacy.cli import app
+from spacy.cli._util import COMMAND
+from spacy.util import registry
+from typer.main import get_command
+registry.cli.get_all()
+for args in json.loads(sys.argv[1]):
+    try:
+        get_command(app)(args, prog_name=COMMAND)
+    except SystemExit as exit:
+        if exit.code:
+            raise
+"""
+
+
+def annotate_args(name: str, folder: Path, texts: List[str]) -> List[str]:
+    """`spacy globalner annotate` of the texts with the default-size `name`,
+    2 processes, into folder/out.jsonl."""
+    corpus = folder / "corpus.txt"
     corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
-    out = tmp_path / "out.jsonl"
-    model = default_size_dir(name)
-    result = run_as_user([
-        sys.executable, "-m", "spacy", "globalner", "annotate", str(model), str(corpus),
-        str(out), "--n-process", "2", "--batch-size", "5",
-    ])
+    return ["globalner", "annotate", str(default_size_dir(name)), str(corpus), str(folder / "out.jsonl"),
+            "--n-process", "2", "--batch-size", "5"]
+
+
+@pytest.fixture(scope="module")
+def annotated(tmp_path_factory) -> Dict[str, Path]:
+    """{component: its annotate output}: the first component's command as the
+    user types it, a process of its own; the others one after another in one
+    process of their own."""
+    texts = sample_texts(24)
+    folders = {name: tmp_path_factory.mktemp(f"annotate-{name}") for name in COMPONENTS}
+    first, *others = COMPONENTS
+    result = run_as_user([sys.executable, "-m", "spacy", *annotate_args(first, folders[first], texts)])
     assert result.returncode == 0, result.stderr[-3000:]
-    nlp = spacy.load(model)
+    script = tmp_path_factory.mktemp("cli") / "cli.py"
+    script.write_text(CLI_SCRIPT, encoding="utf8")
+    commands = [annotate_args(name, folders[name], texts) for name in others]
+    result = run_as_user([sys.executable, str(script), json.dumps(commands)])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return {name: folder / "out.jsonl" for name, folder in folders.items()}
+
+
+@pytest.mark.parametrize("name", component_params())
+def test_annotate_command_n_process(name, annotated):
+    texts = sample_texts(24)
+    out = annotated[name]
+    nlp = spacy.load(default_size_dir(name))
     records_equal(read_records(out), [doc_to_record(doc, doc_id=str(i)) for i, doc in enumerate(nlp.pipe(texts), 1)])
 
 
