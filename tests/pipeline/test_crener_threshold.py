@@ -43,14 +43,16 @@ def test_a_pipeline_saved_with_a_margin_predicts_the_same_spans(tmp_path):
     old = spacy.load(tmp_path / "old")
     pipe = old.get_pipe("crener")
     assert pipe.cfg["threshold"] == pytest.approx(sigmoid(MARGIN))
-    docs = [old.make_doc(text) for text in sample_texts(20)]
+    texts = sample_texts(20)
+    docs = [old.make_doc(text) for text in texts]
     grids, windows = pipe.predict(docs)
     # the decoding at the margin, as the component did where it was a margin
     at_margin, _ = decode_windows([pipe.model.ops.to_numpy(g) for g in grids], windows, len(docs),
                                   len(pipe.labels), MARGIN, max_candidates=pipe.cfg["max_candidates"])
     expected = [sorted((int(s), int(e), pipe.labels[i]) for s, e, i in zip(f.starts, f.ends, f.label_ids))
                 for f in at_margin]
-    got = [sorted((s, e, label) for s, e, label, _ in doc) for doc in spans_of(old.pipe(sample_texts(20)))]
+    predicted = spans_of(old.pipe(texts))
+    got = [sorted((s, e, label) for s, e, label, _ in doc) for doc in predicted]
     assert got == expected and sum(map(len, got)) > 0
     # saved again, it loads again the same way: config.cfg still holds the margin
     with warnings.catch_warnings():
@@ -58,7 +60,7 @@ def test_a_pipeline_saved_with_a_margin_predicts_the_same_spans(tmp_path):
         old.to_disk(tmp_path / "again")
     again = spacy.load(tmp_path / "again")
     assert again.get_pipe("crener").cfg["threshold"] == pipe.cfg["threshold"]
-    assert spans_of(again.pipe(sample_texts(20))) == spans_of(old.pipe(sample_texts(20)))
+    assert spans_of(again.pipe(texts)) == predicted
 
 
 def test_a_new_config_with_a_margin_is_refused_before_training():

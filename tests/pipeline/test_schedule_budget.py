@@ -1,10 +1,6 @@
 """`--training.max_steps N` alone moves the shipped configs' schedule, warm-up
 included; a schedule that ends before (or after) training.max_steps is a
 catalogue error, printed as a config error, so no run trains at rate 0."""
-import os
-import subprocess
-import sys
-
 import pytest
 import spacy
 from spacy import util
@@ -13,21 +9,16 @@ from spacy.util import registry
 
 from spacy_globalner.corpora import convert
 from spacy_globalner.pipeline.schedule_budget import check_schedule_budget
+from tests.helpers.spacy_commands import invoke_spacy, one_in_a_subprocess, run_spacy
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT, genia_docs, small_config
-
-
-def user_env():
-    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 def train_global_pointer(corpora, tmp_path, *overrides):
     """`spacy train configs/global_pointer.cfg` on the small corpora, as a user
     runs it. RETURNS: the exit status and what it printed."""
-    args = [sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "global_pointer.cfg"),
-            "--output", str(tmp_path / "out"),
-            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"), *overrides]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
-    return result.returncode, result.stdout + result.stderr
+    return run_spacy(["train", REPO_ROOT / "configs" / "global_pointer.cfg", "--output", tmp_path / "out",
+                      "--paths.train", corpora / "train.spacy", "--paths.dev", corpora / "dev.spacy", *overrides],
+                     cwd=tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -39,26 +30,27 @@ def corpora(tmp_path_factory):
 
 
 @pytest.mark.parametrize("command", ["train", "debug data", "debug config"])
-@pytest.mark.parametrize("name", ["global_pointer", "crener"])
-def test_max_steps_alone_moves_the_schedule(corpora, tmp_path, command, name):
+@pytest.mark.parametrize(("name", "run_command"), one_in_a_subprocess(["global_pointer", "crener"],
+                                                                      ["global_pointer", "crener"]))
+def test_max_steps_alone_moves_the_schedule(corpora, tmp_path, command, name, run_command):
     """`--training.max_steps 20` alone, on configs whose own budget is 4,000
     updates with a warm-up of 100 or 250: the schedule ends at 20 and warms up
     over 2. `debug data` builds the optimizer from nlp.config itself."""
-    args = [sys.executable, "-m", "spacy", *command.split(), str(REPO_ROOT / "configs" / f"{name}.cfg"),
-            "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
+    args = [*command.split(), REPO_ROOT / "configs" / f"{name}.cfg",
+            "--paths.train", corpora / "train.spacy", "--paths.dev", corpora / "dev.spacy",
             "--training.max_steps", "20"]
     if command == "train":
-        args[4:4] = ["--output", str(tmp_path / "out")]
+        args[2:2] = ["--output", tmp_path / "out"]
         args += ["--training.eval_frequency", "10"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=600, env=user_env(), cwd=tmp_path)
+    returncode, output = run_command(args, cwd=tmp_path)
     if command == "debug data":  # which also fails the 20-doc corpus for its size
-        assert "Pipeline can be initialized with data" in result.stdout, (result.stdout[-2000:], result.stderr[-2000:])
+        assert "Pipeline can be initialized with data" in output, output[-4000:]
     else:
-        assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-2000:])
+        assert returncode == 0, output[-4000:]
     if command == "train":
         saved = util.load_config(tmp_path / "out" / "model-last" / "config.cfg", interpolate=False)
         assert saved["training"]["optimizer"]["learn_rate"]["total_steps"] == 20
-        assert "Traceback" not in result.stderr
+        assert "Traceback" not in output
 
 
 def test_the_schedule_warms_up_over_at_most_a_tenth_of_the_run():
@@ -150,17 +142,15 @@ def test_warmup_configs_include_every_head():
     assert {"crener", "global_pointer", "lcrf_ner_trf"} <= set(WARMUP_CONFIGS)
 
 
-@pytest.mark.parametrize("name", WARMUP_CONFIGS)
-def test_spacy_debug_config_rejects_max_steps_0(name, tmp_path):
+@pytest.mark.parametrize(("name", "run_command"), one_in_a_subprocess(WARMUP_CONFIGS, WARMUP_CONFIGS))
+def test_spacy_debug_config_rejects_max_steps_0(name, run_command, tmp_path):
     """`--training.max_steps 0 --training.max_epochs 2` on a warmup_linear
     config would train past total_steps at learning rate 0: every such config
     refuses it before anything runs."""
-    args = [sys.executable, "-m", "spacy", "debug", "config", str(REPO_ROOT / "configs" / f"{name}.cfg"),
-            "--paths.train", "train.spacy", "--paths.dev", "dev.spacy",
-            "--training.max_steps", "0", "--training.max_epochs", "2"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=300, env=user_env(), cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0 and "E440" in output, output[-2000:]
+    returncode, output = run_command(
+        ["debug", "config", REPO_ROOT / "configs" / f"{name}.cfg", "--paths.train", "train.spacy",
+         "--paths.dev", "dev.spacy", "--training.max_steps", "0", "--training.max_epochs", "2"], cwd=tmp_path)
+    assert returncode != 0 and "E440" in output, output[-2000:]
     assert "training.max_steps = 0" in output
 
 
@@ -179,18 +169,17 @@ def test_spacy_debug_config_rejects_a_warmup_as_long_as_the_run(tmp_path):
     config = util.load_config(REPO_ROOT / "configs" / "global_pointer.cfg", interpolate=False)
     config["training"]["optimizer"]["learn_rate"]["@schedules"] = "warmup_linear.v1"
     config.to_disk(tmp_path / "config.cfg")
-    args = [sys.executable, "-m", "spacy", "debug", "config", str(tmp_path / "config.cfg"),
+    args = ["debug", "config", tmp_path / "config.cfg",
             "--paths.train", "train.spacy", "--paths.dev", "dev.spacy", "--training.max_steps", "150"]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=300, env=user_env(), cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0 and "E442" in output, output[-2000:]
+    returncode, output = run_spacy(args, cwd=tmp_path)
+    assert returncode != 0 and "E442" in output, output[-2000:]
     assert "training.optimizer.learn_rate.warmup_steps = 250" in output
     assert "training.max_steps = 150" in output
     fix = "--training.optimizer.learn_rate.warmup_steps 15"
     assert fix in output
-    result = subprocess.run(args + fix.split(), capture_output=True, text=True, timeout=300, env=user_env(),
-                            cwd=tmp_path)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    # the refusal is what a user reads; that the fix then passes needs no second start-up
+    returncode, output = invoke_spacy(args + fix.split(), cwd=tmp_path)
+    assert returncode == 0, output[-2000:]
 
 
 def test_spacy_train_rejects_a_warmup_longer_than_its_epochs(corpora, tmp_path):

@@ -5,7 +5,6 @@ step sets its budget through `run.py THREADS train`, which must give every
 shipped config the overrides it accepts: the schedule's total_steps where
 there is one (else E440), a warm-up shorter than the run (else E442), none
 where the rate is constant (else a config error)."""
-import os
 import subprocess
 import sys
 
@@ -13,6 +12,7 @@ import pytest
 import srsly
 
 from tests.helpers import REPO_ROOT
+from tests.helpers.spacy_commands import one_in_a_subprocess, user_env
 
 sys.path.insert(0, str(REPO_ROOT / "project" / "scripts"))
 
@@ -25,10 +25,6 @@ PROJECT = srsly.read_yaml(REPO_ROOT / "project" / "project.yml")
 NO_MODEL = {"convert"}
 CPU_CONFIGS = sorted(path for path in (REPO_ROOT / "configs").glob("*.cfg") if "trf" not in path.stem)
 WARMUP = "--training.optimizer.learn_rate.warmup_steps"
-
-
-def user_env():
-    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 def test_every_command_of_all_that_runs_a_model_passes_the_threads():
@@ -75,18 +71,22 @@ def test_without_threads_or_a_budget_it_prints_its_usage(capsys):
     assert "STEPS" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("steps", [800, 3])
-@pytest.mark.parametrize("config", CPU_CONFIGS, ids=lambda path: path.stem)
-def test_budget_overrides_pass_spacy_debug_config(config, steps):
+# Every shipped CPU config at two budgets: the first case as a user types it.
+BUDGET_CASES = one_in_a_subprocess(
+    [(config, steps) for config in CPU_CONFIGS for steps in (800, 3)],
+    [f"{config.stem}-{steps}" for config in CPU_CONFIGS for steps in (800, 3)],
+)
+
+
+@pytest.mark.parametrize(("case", "run_command"), BUDGET_CASES)
+def test_budget_overrides_pass_spacy_debug_config(case, run_command):
+    config, steps = case
     overrides = budget_overrides(config, steps)
     scheduled = "total_steps = " in config.read_text()
     assert ("--training.optimizer.learn_rate.total_steps" in overrides) == scheduled
-    result = subprocess.run(
-        [sys.executable, "-m", "spacy", "debug", "config", str(config), *overrides,
-         "--paths.train", "train.spacy", "--paths.dev", "dev.spacy"],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    returncode, output = run_command(["debug", "config", config, *overrides,
+                                      "--paths.train", "train.spacy", "--paths.dev", "dev.spacy"])
+    assert returncode == 0, output[-4000:]
 
 
 def test_the_warm_up_keeps_its_share_of_the_budget():

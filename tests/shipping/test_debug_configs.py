@@ -2,9 +2,6 @@
 passes `spacy debug config` and `spacy debug data` on corpora made by our
 converter. The transformer configs get the tiny BERT built by conftest in place
 of their hub model (no network in tests)."""
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ from spacy.cli.init_config import fill_config
 from thinc.api import Config
 
 from spacy_globalner.corpora import convert
+from tests.helpers.spacy_commands import one_in_a_subprocess
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT
 
 CONFIGS = sorted((REPO_ROOT / "configs").glob("*.cfg"))
@@ -150,18 +148,15 @@ def test_the_flat_configs_are_german():
     assert {"lcrf_ner", "lcrf_ner_softmax", "cse_ner"} <= {path.stem for path in OTHER_LANGUAGE_CONFIGS}
 
 
-@pytest.mark.parametrize("path", OTHER_LANGUAGE_CONFIGS, ids=[path.stem for path in OTHER_LANGUAGE_CONFIGS])
-def test_a_config_in_another_language_says_so_where_a_user_picks_it(path, tmp_path):
+@pytest.mark.parametrize(("path", "run_command"), one_in_a_subprocess(
+    OTHER_LANGUAGE_CONFIGS, [path.stem for path in OTHER_LANGUAGE_CONFIGS]))
+def test_a_config_in_another_language_says_so_where_a_user_picks_it(path, run_command, tmp_path):
     """Its header names the language, what lang changes and the override,
     and `spacy debug config` accepts that override as written."""
     lang = Config().from_disk(path, interpolate=False)["nlp"]["lang"]
     header = " ".join(line.lstrip("# ") for line in config_header(path).splitlines())
     assert f'lang = "{lang}"' in header and "tokenizer" in header, header
     assert "--nlp.lang en" in header, header
-    result = subprocess.run(
-        [sys.executable, "-m", "spacy", "debug", "config", str(path), "--paths.train", "train.spacy",
-         "--paths.dev", "dev.spacy", "--nlp.lang", "en"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")},
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-2000:]
+    returncode, output = run_command(["debug", "config", path, "--paths.train", "train.spacy",
+                                      "--paths.dev", "dev.spacy", "--nlp.lang", "en"], cwd=tmp_path)
+    assert returncode == 0, output[-2000:]
