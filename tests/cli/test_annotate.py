@@ -12,7 +12,7 @@ import time
 import pytest
 import srsly
 
-from tests.helpers.cli import invoke_spacy
+from tests.helpers.spacy_commands import invoke_spacy
 from tests.helpers.trained_pipelines import trained_dir
 
 TEXTS = ["IL-2 gene expression requires NF-kappa B.", "Human T cells were stimulated."]
@@ -27,7 +27,8 @@ def annotate(*args, timeout=300, as_user=True):
     a process of its own `as_user`, else in the test process."""
     args = ["globalner", "annotate", str(trained_dir("global_pointer")), *map(str, args), "--no-progress"]
     if not as_user:
-        return invoke_spacy(args)
+        code, printed = invoke_spacy(args)
+        return code, " ".join(printed.split())
     result = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True,
                             timeout=timeout, env=user_env())
     return result.returncode, " ".join((result.stdout + result.stderr).split())

@@ -11,7 +11,7 @@ from spacy.tokens import DocBin
 from spacy.training import Corpus
 
 from spacy_globalner.cli.calibrate import calibrate
-from tests.helpers.cli import invoke_spacy
+from tests.helpers.spacy_commands import invoke_spacy
 from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
 
 CALIBRATED = ["global_pointer", "crener"]
@@ -142,6 +142,7 @@ def test_cse_ner_is_refused_with_the_tool_that_tunes_it(tmp_path, component, as_
         code, printed = done.returncode, " ".join(done.stdout.split())
     else:
         code, printed = invoke_spacy(args)
+        printed = " ".join(printed.split())
     assert code == 1 and "E024" in printed and "'cse_ner' (cse_ner)" in printed, printed
     assert f"spacy find-threshold {model} DEV.spacy cse_ner threshold ents_f" in printed
     assert not (tmp_path / "out").exists()

@@ -19,7 +19,7 @@ from spacy.tokens import DocBin
 
 from spacy_globalner.corpora import convert, infer_format, read_genia_xml
 from spacy_globalner.corpora.genia_xml import SPLITS, split_words
-from tests.helpers.cli import invoke_spacy
+from tests.helpers.spacy_commands import invoke_spacy
 
 DATA = Path(__file__).parent / "data"
 SLICES = ["GENIAcorpus3.02.merged.slice.xml", "GENIAcorpus3.02.slice.xml"]
@@ -52,6 +52,7 @@ def test_cli_converts_the_xml_to_the_projects_genia(name, as_user, tmp_path, sha
         code, printed = done.returncode, " ".join(done.stdout.split())
     else:
         code, printed = invoke_spacy(args)
+        printed = " ".join(printed.split())
     assert code == 0, printed
     assert "format genia_xml" in printed
     nlp = spacy.blank("en")

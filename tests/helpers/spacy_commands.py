@@ -10,12 +10,13 @@ import contextlib
 import os
 import subprocess
 import sys
-import traceback
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
+import torch
 from spacy.cli import app
+from spacy.cli._util import COMMAND
 from spacy.util import registry
 from typer.testing import CliRunner
 
@@ -36,21 +37,35 @@ def run_spacy(args: Sequence[str], cwd: Optional[Path] = None, timeout: int = 60
     return done.returncode, done.stdout + done.stderr
 
 
+@contextlib.contextmanager
+def working_dir(path: Path) -> Iterator[None]:
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 def invoke_spacy(args: Sequence[str], cwd: Optional[Path] = None) -> Tuple[int, str]:
     """`python -m spacy ARGS` in this process: the entry points of spacy_cli
-    loaded first as `python -m spacy` loads them, then spaCy's Typer app. An
-    exception other than an exit prints its traceback, as it would in a
-    subprocess.
+    loaded first as `python -m spacy` loads them, then spaCy's Typer app.
+    torch's threads, which the globalner commands set, are restored after. An
+    exception other than an exit, which a user would see as a traceback, is
+    raised.
 
     RETURNS (Tuple[int, str]): The exit status and what it printed.
     """
     registry.cli.get_all()
-    with contextlib.chdir(cwd or os.getcwd()):
-        result = CliRunner().invoke(app, [str(arg) for arg in args])
-    output = result.output
+    threads = torch.get_num_threads()
+    try:
+        with working_dir(cwd or Path.cwd()):
+            result = CliRunner().invoke(app, [str(arg) for arg in args], prog_name=COMMAND)
+    finally:
+        torch.set_num_threads(threads)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        output += "".join(traceback.format_exception(*result.exc_info))
-    return result.exit_code, output
+        raise result.exception
+    return result.exit_code, result.output
 
 
 def one_in_a_subprocess(values: Iterable, ids: Iterable[str]) -> List:
