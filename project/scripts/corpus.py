@@ -19,13 +19,13 @@ chooses every threshold on the whole of dev and reads test only in a run's
 final scoring step, as the papers the tables stand beside do. Each file is
 written under a temporary name and renamed into place, so two runs of the
 `compare` workflow started together (two seeds in two shells) never read a
-half-written corpus.
+half-written corpus. The splits are converted in this process by the
+package's own convert (what `spacy globalner convert` runs), so a corpus costs
+one start-up of spaCy and torch, not one per split.
 """
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tarfile
 import zipfile
 from dataclasses import asdict
@@ -36,6 +36,8 @@ import typer
 from spacy.tokens import DocBin
 from spacy.util import get_lang_class
 
+from spacy_globalner.cli.convert import print_stats
+from spacy_globalner.corpora import convert as convert_file
 from spacy_globalner.corpora import corpus_stats, read_genia_xml
 
 from common import Arg, Opt, get_corpus, write_json
@@ -67,11 +69,11 @@ def extract_genia(folder: Path, license_path: Path) -> None:
 
 def convert_split(input_path: Path, output_path: Path, format: str, limit: int) -> None:
     partial = output_path.with_name(f".{os.getpid()}.{output_path.name}")
-    cmd = [sys.executable, "-m", "spacy", "globalner", "convert",
-           str(input_path), str(partial), "--format", format]
-    if limit:
-        cmd += ["--limit", str(limit)]
-    subprocess.run(cmd, check=True)
+    try:
+        stats = convert_file(input_path, partial, format=format, limit=limit or None)
+    except ValueError as err:
+        raise SystemExit(f"Conversion of {input_path} failed: {err}") from None
+    print_stats(stats)
     os.replace(partial, output_path)
 
 

@@ -52,11 +52,24 @@ def run_project(project, workflow, *args):
     return done.stdout
 
 
+def run_project_step(project, capfd, command, *args, force=False):
+    """A command of project.yml by spaCy's own `project run` function, in this
+    process: the command's script still runs as its own process, as project.yml
+    writes it, without the start-up of one more `python -m spacy`."""
+    from spacy.cli.project.run import project_run
+    from weasel.util import parse_config_overrides
+
+    capfd.readouterr()
+    overrides = parse_config_overrides([*args, "--vars.data_dir", str(project.parent / "data")])
+    project_run(project, command, overrides=overrides, force=force)
+    return capfd.readouterr().out
+
+
 RUN = "steps3-train40-dev30"
 
 
 @pytest.mark.slow
-def test_compare_writes_one_json_per_seed(project):
+def test_compare_writes_one_json_per_seed(project, capfd):
     run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "global_pointer",
                 "--vars.seeds", "0,1", *SMALL)
     run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat", "--vars.seeds", "2",
@@ -108,13 +121,13 @@ def test_compare_writes_one_json_per_seed(project):
     assert trained["spancat"]["components"]["spancat"]["suggester"]["sizes"][0] == 1
     # the same run again (forced: the project would skip it) is scored again, not trained again
     before = (runs / "spancat" / RUN / "seed2.json").read_text()
-    out = run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat",
-                      "--vars.seeds", "2", *SMALL, "--force")
+    out = run_project_step(project, capfd, "compare-runs", "--vars.corpus", "genia", "--vars.config", "spancat",
+                           "--vars.seeds", "2", *SMALL, force=True)
     assert "scoring it again" in out
     assert json.loads(before)["started"] == json.loads((runs / "spancat" / RUN / "seed2.json").read_text())["started"]
     # the trained pipelines' predict speed side by side, and peak memory of training on the same batches
-    run_project(project, "compare-speed", "--vars.corpus", "genia", "--vars.speed_configs",
-                f"global_pointer/global_pointer/{RUN}", *SMALL)
+    run_project_step(project, capfd, "compare-speed", "--vars.corpus", "genia", "--vars.speed_configs",
+                     f"global_pointer/global_pointer/{RUN}", *SMALL)
     speed = json.loads((project / "benchmarks" / "speed" / "genia.json").read_text())
     figures = speed["pipelines"][f"global_pointer/global_pointer/{RUN}"]
     assert figures["encoder_words_per_second"] > figures["words_per_second"] > 0
@@ -129,7 +142,7 @@ def test_compare_writes_one_json_per_seed(project):
     # `tables` writes BENCHMARKS.md's block and the README's comparison from these files
     readme = project.parent / "README.md"
     readme.write_text("# Title\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nafter\n")
-    run_project(project, "tables")
+    run_project_step(project, capfd, "tables")
     page = (project / "BENCHMARKS.md").read_text()
     f = [100 * json.loads((runs / "global_pointer" / RUN / f"seed{seed}.json").read_text())["scores"]["spans"]["f"]
          for seed in (0, 1)]

@@ -20,7 +20,7 @@ import spacy
 import srsly
 
 from tests.helpers import head_module
-from tests.helpers.trained_pipelines import component_params, predictions, sample_texts, trained_dir
+from tests.helpers.trained_pipelines import COMPONENTS, component_params, predictions, sample_texts, trained_dir
 
 TEXTS = sample_texts(12)
 
@@ -244,33 +244,44 @@ def test_intact_pipeline_still_round_trips(name):
 
 USER_SCRIPT = """
 import sys
+from importlib.metadata import entry_points
 import spacy
-path, name = sys.argv[1], sys.argv[2]
-nlp = spacy.load(path, config={"components": {name: {"spans_key": "genia"}}})
-print("key", nlp.get_pipe(name).key)
-try:
-    spacy.load(sys.argv[3])
-except ValueError as err:
-    print("error", err)
+# One process for every component: the first load finds the package through
+# its entry points alone; the later ones would find their factory in the
+# registry the first filled, so each factory's entry point is looked up too.
+factories = {point.name: point for point in entry_points(group="spacy_factories")}
+args = sys.argv[1:]
+for path, name, damaged in zip(args[::3], args[1::3], args[2::3]):
+    nlp = spacy.load(path, config={"components": {name: {"spans_key": "genia"}}})
+    print(name, "key", nlp.get_pipe(name).key)
+    print(name, "entry point", name in factories and factories[name].load() is not None)
+    try:
+        spacy.load(damaged)
+    except ValueError as err:
+        print(name, "error", err)
 """
 
 
-@pytest.mark.parametrize("name", component_params())
-def test_user_process_loads_settings_and_refuses_damage(name, tmp_path):
+def test_user_process_loads_settings_and_refuses_damage(tmp_path):
     """As a user's script runs it: a fresh process, the package found through
     its entry points, no thread variables, a timeout that turns a hang into a failure.
     """
-    damaged = copy_pipeline(name, tmp_path)
-    (damaged / name / "model").write_bytes(b"\xff" * 100)
+    args = []
+    for name in COMPONENTS:
+        damaged = copy_pipeline(name, tmp_path / name)
+        (damaged / name / "model").write_bytes(b"\xff" * 100)
+        args += [str(trained_dir(name)), name, str(damaged)]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     result = subprocess.run(
-        [sys.executable, "-c", USER_SCRIPT, str(trained_dir(name)), name, str(damaged)],
-        capture_output=True, text=True, timeout=300, env=env,
+        [sys.executable, "-c", USER_SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env,
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert "key genia" in lines
-    assert any(line.startswith("error [E015]") and str(damaged / name / "model") in line for line in lines)
+    for name in COMPONENTS:
+        damaged = tmp_path / name / "pipeline"
+        assert f"{name} key genia" in lines and f"{name} entry point True" in lines
+        assert any(line.startswith(f"{name} error [E015]") and str(damaged / name / "model") in line
+                   for line in lines), name
 
 
 def test_architecture_setting_given_at_load_is_used(tmp_path):

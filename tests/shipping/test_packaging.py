@@ -27,22 +27,51 @@ from tests.helpers.trained_pipelines import COMPONENTS, calibrated_dir, predicti
 
 PREDICT_SCRIPT = """
 import json, sys
+from importlib.metadata import entry_points
 import spacy
-# No import of spacy_globalner before loading: spaCy must find the factories
-# through the installed package's entry points.
-nlp = spacy.load(sys.argv[1])
+# No import of spacy_globalner before the first load: spaCy must find the
+# factories through the installed package's entry points. A later package's
+# factory would then be found in the registry the first one filled, so each
+# package's own factories, and the functions its config names from the package
+# (architectures, scorers, ...), are looked up as entry points too.
+fresh = "spacy_globalner" not in sys.modules
+texts = json.loads(sys.argv[1])
+
+
+def declared(group, name):
+    return any(point.name == name and point.load() is not None for point in entry_points(group=group))
+
+
+# (registry, name) of each function of the package that a config block names
+def package_functions(block):
+    if isinstance(block, dict):
+        for key, value in block.items():
+            if key.startswith("@") and str(value).startswith("spacy-globalner."):
+                yield key[1:], value
+            yield from package_functions(value)
+
+
+answers = {}
+for package in sys.argv[2:]:
+    nlp = spacy.load(package)
+    factories = [nlp.get_pipe_meta(name).factory for name in nlp.pipe_names]
+    functions = sorted(set(package_functions(nlp.config["components"])))
+    out = []
+    for doc in nlp.pipe(texts):
+        spans = []
+        for key in sorted(doc.spans):
+            scores = doc.spans[key].attrs.get("scores")
+            for i, s in enumerate(doc.spans[key]):
+                score = None if scores is None else round(float(scores[i]), 4)
+                spans.append([key, s.start, s.end, s.label_, score])
+        out.append([doc.text, spans, [[e.start, e.end, e.label_] for e in doc.ents]])
+    answers[package] = {
+        "predictions": out,
+        "factories": {f: declared("spacy_factories", f) for f in factories},
+        "functions": {f"@{kind} {name}": declared(f"spacy_{kind}", name) for kind, name in functions},
+    }
 import spacy_globalner
-texts = json.loads(sys.argv[2])
-out = []
-for doc in nlp.pipe(texts):
-    spans = []
-    for key in sorted(doc.spans):
-        scores = doc.spans[key].attrs.get("scores")
-        for i, s in enumerate(doc.spans[key]):
-            score = None if scores is None else round(float(scores[i]), 4)
-            spans.append([key, s.start, s.end, s.label_, score])
-    out.append([doc.text, spans, [[e.start, e.end, e.label_] for e in doc.ents]])
-print(json.dumps({"module": spacy_globalner.__file__, "predictions": out}))
+print(json.dumps({"fresh": fresh, "module": spacy_globalner.__file__, "packages": answers}))
 """
 
 
@@ -64,6 +93,29 @@ def frozen_constraints(path: Path) -> Path:
     return path
 
 
+def package_commands(pipelines, tmp_path) -> List[Path]:
+    """`spacy package` for each pipeline: the first as a user runs it, in a
+    process of its own, the others by the same command in this process."""
+    from spacy.util import registry
+    from typer.testing import CliRunner
+
+    registry.cli.get_all()  # what `python -m spacy` does before it parses the command
+    package_dirs = []
+    for i, (name, path) in enumerate(pipelines.items()):
+        out_dir = tmp_path / "packages" / name
+        out_dir.mkdir(parents=True)
+        # --build none + pip wheel: spacy package's own --build needs the `build` module.
+        args = ["package", str(path), str(out_dir), "--build", "none", "--force"]
+        if i == 0:
+            run([sys.executable, "-m", "spacy", *args])
+        else:
+            result = CliRunner().invoke(spacy.cli.app, args)
+            assert result.exit_code == 0, f"{args}\n{result.output[-2000:]}\n{result.exception!r}"
+        (package_dir,) = out_dir.iterdir()
+        package_dirs.append(package_dir)
+    return package_dirs
+
+
 @pytest.mark.slow
 def test_package_install_load_predict(tmp_path):
     # global_pointer once more with calibrated thresholds: the package must carry them
@@ -74,22 +126,14 @@ def test_package_install_load_predict(tmp_path):
     wheels = tmp_path / "wheelhouse"
     texts = sample_texts(12)
     pip = [sys.executable, "-m", "pip"]
-    expected, packages = {}, []
-    for name in names:
-        nlp = spacy.load(pipelines[name])
-        expected[name] = predictions(nlp.pipe(texts))
-        out_dir = tmp_path / "packages" / name
-        out_dir.mkdir(parents=True)
-        # --build none + pip wheel: spacy package's own --build needs the `build` module.
-        run([sys.executable, "-m", "spacy", "package", str(pipelines[name]), str(out_dir),
-             "--build", "none", "--force"])
-        (package_dir,) = out_dir.iterdir()
+    expected = {name: predictions(spacy.load(path).pipe(texts)) for name, path in pipelines.items()}
+    assert expected["global_pointer_calibrated"] != expected["global_pointer"]
+    package_dirs = package_commands(pipelines, tmp_path)
+    packages = []
+    for package_dir in package_dirs:
         meta = json.loads((package_dir / "meta.json").read_text(encoding="utf8"))
         assert any(req.startswith("spacy-globalner") for req in meta["requirements"]), meta
-        run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-                   str(package_dir)])
         packages.append(f"{meta['lang']}_{meta['name']}")
-    assert expected["global_pointer_calibrated"] != expected["global_pointer"]
     # Build from a copy of the sources: the checkout's build/ may hold stale modules.
     source = tmp_path / "source"
     shutil.copytree(repo / "spacy_globalner", source / "spacy_globalner",
@@ -97,7 +141,9 @@ def test_package_install_load_predict(tmp_path):
     for filename in ("setup.cfg", "setup.py", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in"):
         if (repo / filename).exists():
             shutil.copy(repo / filename, source / filename)
-    run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)])
+    # one pip for the five package wheels and the package's own
+    run(pip + ["wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels)]
+        + [str(package_dir) for package_dir in package_dirs] + [str(source)])
     constraints = frozen_constraints(tmp_path / "constraints.txt")
     run(pip + ["download", "-q", "-d", str(wheels), "--constraint", str(constraints)]
         + [str(w) for w in wheels.glob("*.whl")])
@@ -111,13 +157,19 @@ def test_package_install_load_predict(tmp_path):
     script = tmp_path / "predict.py"
     script.write_text(PREDICT_SCRIPT, encoding="utf8")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # one process loads every package in turn; cwd outside the checkout, so
+    # that only the installed spacy_globalner imports
+    result = run([python, str(script), json.dumps(texts), *packages], cwd=tmp_path, env=env)
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["fresh"] and str(venv) in answer["module"]
     for name, package in zip(names, packages):
-        # cwd outside the checkout, so that only the installed spacy_globalner imports
-        result = run([python, str(script), package, json.dumps(texts)], cwd=tmp_path, env=env)
-        answer = json.loads(result.stdout.strip().splitlines()[-1])
-        assert str(venv) in answer["module"]
+        loaded = answer["packages"][package]
+        head = name.removesuffix("_calibrated")
+        assert loaded["factories"][head] is True, (name, loaded["factories"])
+        assert any(key.startswith("@architectures ") for key in loaded["functions"]), (name, loaded["functions"])
+        assert all(loaded["functions"].values()), (name, loaded["functions"])
         got = [
             (text, tuple(tuple(span) for span in spans), tuple(tuple(ent) for ent in ents))
-            for text, spans, ents in answer["predictions"]
+            for text, spans, ents in loaded["predictions"]
         ]
         assert got == expected[name], name
