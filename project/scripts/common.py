@@ -14,11 +14,15 @@ import copy
 import json
 import os
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
 
 import typer
-from spacy.util import load_config
-from thinc.api import Config
+
+# spaCy and Thinc (which imports torch) load inside the functions that use
+# them: run.py imports this module only to start a command on N threads, and
+# an import of torch there would double each wrapped command's start-up.
+if TYPE_CHECKING:
+    from thinc.api import Config
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_CONFIGS = PROJECT_DIR.parent / "configs"
@@ -90,7 +94,9 @@ def set_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def read_config(path: Path) -> Config:
+def read_config(path: Path) -> "Config":
+    from thinc.api import Config
+
     return Config().from_disk(path, interpolate=False)
 
 
@@ -106,11 +112,12 @@ def resolve_transformer(name: str) -> str:
         return "roberta-base"
 
 
-def spacy_head_block(head: str, transformer: bool = False) -> Config:
+def spacy_head_block(head: str, transformer: bool = False) -> "Config":
     """[components.HEAD] (without model.tok2vec) and [training.score_weights] of
     spaCy's own HEAD as `spacy init config -p HEAD` writes them (`-G` where
     TRANSFORMER)."""
     from spacy.cli.init_config import init_config
+    from thinc.api import Config
 
     generated = init_config(lang="en", pipeline=[head], gpu=transformer, silent=True)
     component = copy.deepcopy(dict(generated["components"][head]))
@@ -131,6 +138,8 @@ def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str
     config gets the overrides it takes: total_steps at the budget, and the
     warm-up scaled with it (its share of the config's own max_steps), so a
     short run keeps the schedule's shape."""
+    from spacy.util import load_config
+
     training = load_config(config_path, interpolate=False)["training"]
     overrides = ["--training.max_steps", str(steps)]
     learn_rate = training["optimizer"].get("learn_rate")
