@@ -300,11 +300,12 @@ def at_encoder_rate(group: Group) -> bool:
     return (group.runs[0].get("settings") or {}) == {HEAD_RATE: 1}
 
 
-def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Group, str]]:
+def pairs(groups: Dict[Key, Group], transformer: bool, same_split: bool = True) -> List[Tuple[Group, Group, str]]:
     """(package head, spaCy head on its encoder and budget, view) for every
-    pair the runs hold, both sides scored on the same split: the heads as
-    shipped, and on a transformer the same heads at another head learning
-    rate; runs of other settings are in BENCHMARKS.md only."""
+    pair the runs hold, both sides scored on the same split (or, with
+    SAME_SPLIT false, the pairs left out for scoring on two splits): the
+    heads as shipped, and on a transformer the same heads at another head
+    learning rate; runs of other settings are in BENCHMARKS.md only."""
     found = []
     for corpus in corpus_order({key.corpus for key in groups}):
         keys = sorted((key for key in groups if key.corpus == corpus and is_transformer(key.encoder) == transformer),
@@ -317,7 +318,7 @@ def pairs(groups: Dict[Key, Group], transformer: bool) -> List[Tuple[Group, Grou
                 continue
             for spacy_head, view in SPACY_HEADS.items():
                 baseline = groups.get(key._replace(head=spacy_head))
-                if baseline is None or baseline.on_test != head.on_test:
+                if baseline is None or (baseline.on_test == head.on_test) != same_split:
                     continue
                 if view == "ents" or head.nested:
                     found.append((head, baseline, view))
@@ -405,6 +406,17 @@ TRF_EXPLANATION = [
     "shows what the head gives and what the rate gives.", ""]
 
 
+def left_out(groups: Dict[Key, Group], transformer: bool) -> List[str]:
+    """A line naming the pairs whose sides were scored on two splits, so a
+    row never leaves the table unsaid."""
+    def side(group: Group) -> str:
+        return f"{head_label(group)} ({group.split}, {len(group.seeds)} seed{'s' * (len(group.seeds) > 1)})"
+
+    apart = [f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {side(head)} and {side(baseline)}"
+             for head, baseline, view in pairs(groups, transformer, same_split=False)]
+    return ["", "Left out until both sides are scored on one split: " + "; ".join(apart) + "."] if apart else []
+
+
 def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
                speed: Optional[Dict[Tuple[str, str], Dict]] = None, explain: bool = True) -> List[str]:
     """The fair table; EXPLAIN=False leaves out the paragraph on how the CPU
@@ -414,7 +426,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
     if not rows:
         config = "global_pointer_trf" if transformer else "global_pointer"
         return ["No pair of runs yet: `spacy project run compare project/ --vars.corpus genia "
-                f"--vars.config {config}` and `--vars.config spancat@{config}`."]
+                f"--vars.config {config}` and `--vars.config spancat@{config}`.", *left_out(groups, transformer)]
     lines = [*(TRF_EXPLANATION if transformer else explanation(link) if explain else []),
              *(TRF_HEADER if transformer else TABLE_HEADER)]
     for head, baseline, view in rows:
@@ -434,6 +446,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
                 f"| {corpus} | {VIEWS[view]} | {encoder_label(head.key.encoder)} | {updates_cell(head)} "
                 f"| {head_label(head)} | {head.f(view)} | {head_label(baseline)} | {baseline.f(view)} "
                 f"| {judged} | {speed_cell(head, baseline, speed)} |")
+    lines += left_out(groups, transformer)
     timed = [speed.get((group.key.corpus, speed_key(group))) for head, baseline, _ in rows
              for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"]
     commands = sorted({figures["command"] for figures in timed if figures})

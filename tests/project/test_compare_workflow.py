@@ -458,6 +458,10 @@ def test_a_row_scored_on_test_is_never_set_beside_one_scored_on_dev(tmp_path):
     groups = tables.read_runs(tmp_path)
     assert groups[tables.Key("genia", "crener", "crener", "steps4000")].seeds == [0]
     assert tables.pairs(groups, transformer=False) == []
+    # the table names the pair it leaves out, so a row never vanishes unsaid
+    table = "\n".join(tables.fair_table(groups, transformer=False, link="BENCHMARKS.md"))
+    assert "Left out until both sides are scored on one split: GENIA all spans `crener` (test, 1 seed)" in table
+    assert "spaCy `spancat` (dev half, 1 seed)" in table
 
 
 def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_path):
