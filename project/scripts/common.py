@@ -28,6 +28,14 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_CONFIGS = PROJECT_DIR.parent / "configs"
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "char"}
+# Thresholds `spacy find-threshold` tries from 0 to 1 where a workflow tunes one
+# (a step of 0.05); project.yml's `threshold_trials` var sets it per run.
+THRESHOLD_TRIALS = 21
+
+
+def find_threshold_tool(trials: int) -> str:
+    """How a run's threshold was chosen, as its JSON records it."""
+    return f"spacy find-threshold ({trials} thresholds from 0 to 1)"
 
 
 class BenchCorpus(NamedTuple):

@@ -56,9 +56,11 @@ from thinc.api import Config
 
 from common import (
     CHINESE_TOKENIZER,
+    THRESHOLD_TRIALS,
     Arg,
     Opt,
     budget_overrides,
+    find_threshold_tool,
     read_config,
     read_json,
     resolve_transformer,
@@ -69,7 +71,6 @@ from common import (
 )
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
-TRIALS = 21
 SPACY_HEADS = ("ner", "spancat")
 BASELINE_ENCODER = "global_pointer"
 DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
@@ -241,18 +242,19 @@ def views(scores: Dict) -> Dict:
 FIND_THRESHOLD = ("spancat", "global_pointer", "cse_ner")
 
 
-def tune(nlp, model: Path, tune_path: Path, scores_key: str) -> Optional[Dict]:
+def tune(nlp, model: Path, tune_path: Path, scores_key: str, trials: int = THRESHOLD_TRIALS) -> Optional[Dict]:
     """Choose the head's threshold for SCORES_KEY on dev (TUNE_PATH) with the
-    tool it ships with and set it on NLP; None for a head without one."""
+    tool it ships with (TRIALS thresholds where it is spacy find-threshold)
+    and set it on NLP; None for a head without one."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
     if nlp.get_pipe_meta(name).factory in FIND_THRESHOLD:
         from spacy.cli.find_threshold import find_threshold
 
         best, best_score, _ = find_threshold(str(model), tune_path, name, "threshold", scores_key,
-                                             n_trials=TRIALS, silent=True)
+                                             n_trials=trials, silent=True)
         pipe.cfg["threshold"] = float(best)
-        return {"tool": f"spacy find-threshold ({TRIALS} thresholds from 0 to 1)", "scores_key": scores_key,
+        return {"tool": find_threshold_tool(trials), "scores_key": scores_key,
                 "threshold": float(best), "tune_score": float(best_score)}
     if getattr(pipe, "can_calibrate", False):
         from spacy.training import Corpus
@@ -269,7 +271,7 @@ def tune(nlp, model: Path, tune_path: Path, scores_key: str) -> Optional[Dict]:
 TUNED_VIEWS = {"spans_sc_f": ("spans",), "ents_f": ("ents", "outer")}
 
 
-def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
+def score(model: Path, corpus_dir: Path, nested: bool, trials: int = THRESHOLD_TRIALS) -> Dict:
     """The test split's scores at the config's settings, and with the
     threshold chosen on dev for each view the run is judged on."""
     import spacy
@@ -283,7 +285,7 @@ def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
     tuned, tuning = dict(at_default), {}
     for target in targets:
         nlp = spacy.load(model)
-        chosen = tune(nlp, model, tune_path, target)
+        chosen = tune(nlp, model, tune_path, target, trials)
         if chosen is None:
             break
         # A threshold is chosen per target; per-label calibration (no
@@ -299,12 +301,13 @@ def score(model: Path, corpus_dir: Path, nested: bool) -> Dict:
 
 
 def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto",
-                      warmup: int = 0) -> str:
+                      warmup: int = 0, trials: int = THRESHOLD_TRIALS) -> str:
     command = f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} --vars.seeds {seed}"
     for var, value in (("compare_steps", steps), ("compare_warmup", warmup),
                        ("compare_train_limit", stats.get("train_limit", 0)),
                        ("compare_dev_limit", stats.get("dev_limit", 0)),
-                       ("transformer", transformer if transformer != "auto" else None)):
+                       ("transformer", transformer if transformer != "auto" else None),
+                       ("threshold_trials", trials if trials != THRESHOLD_TRIALS else None)):
         if value:
             command += f" --vars.{var} {value}"
     return command
@@ -369,6 +372,7 @@ def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats:
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto", warmup: int = 0,
+    trials: int = THRESHOLD_TRIALS,
 ) -> Path:
     base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
@@ -406,7 +410,7 @@ def run_seed(
               f"its run is this one's")
         record = {**record, "config": name, "config_file": f"configs/{package_config}.cfg",
                   "config_sha256": sha256(config_path), "encoder_of": package_config,
-                  "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup),
+                  "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials),
                   "trained_as": f"{twin_id}/seed{seed}.json"}
         path = runs_dir / run / f"seed{seed}.json"
         write_json(path, record)
@@ -451,12 +455,12 @@ def run_seed(
         "budget": {"max_steps": steps, "updates": trained.get("steps"),
                    "eval_frequency": steps},
         "model": "model-last",
-        **score(output / "model-last", corpus_dir, stats["nested"]),
+        **score(output / "model-last", corpus_dir, stats["nested"], trials),
         "train": {"wall_seconds": round(wall, 1), "train_seconds": trained.get("train_seconds"),
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
                   "final_dev_score": trained.get("final_dev_score"), "peak_rss_mb": round(peak_rss_mb)},
         "started": started.isoformat(timespec="seconds"),
-        "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup),
+        "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials),
         "train_command": shlex.join(command),
     }
     path = runs_dir / run / f"seed{seed}.json"
@@ -478,6 +482,7 @@ def main(
     threads: int = Opt(1, "--threads", help="torch/BLAS threads of training and evaluation"),
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
     transformer: str = Opt("auto", "--transformer", help="paths.transformer of _trf configs (auto: offline MiniLM)"),
+    trials: int = Opt(THRESHOLD_TRIALS, "--threshold-trials", help="Thresholds spacy find-threshold tries on dev"),
     # fmt: on
 ):
     set_threads(threads)
@@ -487,7 +492,7 @@ def main(
         spacy.require_gpu(gpu_id)
     for seed in parse_seeds(seeds):
         path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
-                        steps, threads, gpu_id, transformer, warmup)
+                        steps, threads, gpu_id, transformer, warmup, trials)
         scores = read_json(path)["scores"]
         print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
 

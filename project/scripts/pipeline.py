@@ -29,11 +29,10 @@ import typer
 import spacy_globalner  # noqa: F401 (registers the components)
 from spacy_globalner.about import __version__
 
-from common import Arg, Opt, read_json, write_json
+from common import THRESHOLD_TRIALS, Arg, Opt, find_threshold_tool, read_json, write_json
 
 app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False)
 
-TRIALS = 21
 SCORES_KEY = "spans_sc_f"
 SAMPLE_TEXT = (
     "IL-2 gene expression and NF-kappa B activation through CD28 requires reactive oxygen "
@@ -54,16 +53,17 @@ def tune(
     dev_path: Path = Arg(..., help="The dev split (.spacy)", exists=True),
     output_model: Path = Arg(..., help="Where the pipeline with the chosen threshold goes"),
     output_json: Path = Arg(..., help="What was chosen, and how"),
+    trials: int = Opt(THRESHOLD_TRIALS, "--trials", help="Thresholds spacy find-threshold tries from 0 to 1"),
 ):
     from spacy.cli.find_threshold import find_threshold
 
     name = spacy.load(model).pipe_names[-1]
     best, best_score, _ = find_threshold(str(model), dev_path, name, "threshold", SCORES_KEY,
-                                         n_trials=TRIALS, silent=True)
+                                         n_trials=trials, silent=True)
     # In the config, not only the component's cfg: the config wins when the pipeline loads.
     nlp = spacy.load(model, config={"components": {name: {"threshold": float(best)}}})
     nlp.to_disk(output_model)
-    write_json(output_json, {"tool": f"spacy find-threshold ({TRIALS} thresholds from 0 to 1)",
+    write_json(output_json, {"tool": find_threshold_tool(trials),
                              "component": name, "scores_key": SCORES_KEY, "tuned_on": str(dev_path),
                              "threshold": float(best), "dev_score": float(best_score)})
 

@@ -20,7 +20,9 @@ sys.path.insert(0, str(PROJECT / "scripts"))
 
 import compare  # noqa: E402
 
-SMALL = ["--vars.compare_train_limit", "40", "--vars.compare_dev_limit", "30", "--vars.compare_steps", "3"]
+# a few dozen sentences, a few updates, and spacy find-threshold trying 0, 0.5 and 1
+SMALL = ["--vars.compare_train_limit", "40", "--vars.compare_dev_limit", "30", "--vars.compare_steps", "3",
+         "--vars.threshold_trials", "3"]
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +74,9 @@ RUN = "steps3-train40-dev30"
 def test_compare_writes_one_json_per_seed(project, capfd):
     run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "global_pointer",
                 "--vars.seeds", "0,1", *SMALL)
-    run_project(project, "compare", "--vars.corpus", "genia", "--vars.config", "spancat", "--vars.seeds", "2",
-                *SMALL)
+    # the same workflow again, by the same function in this process
+    run_project_step(project, capfd, "compare", "--vars.corpus", "genia", "--vars.config", "spancat",
+                     "--vars.seeds", "2", *SMALL)
     runs = project / "benchmarks" / "runs" / "genia" / "global_pointer"
     training = project / "training" / "compare" / "genia" / "global_pointer"
     assert sorted(path.name for path in (runs / "global_pointer" / RUN).iterdir()) == ["seed0.json", "seed1.json"]
@@ -99,12 +102,15 @@ def test_compare_writes_one_json_per_seed(project, capfd):
             for view in scores.values():
                 assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
         assert set(run["tuning"]) == {"spans_sc_f", "ents_f"}
-        assert all(0.0 <= tuning["threshold"] <= 1.0 for tuning in run["tuning"].values())
+        assert all(tuning["threshold"] in (0.0, 0.5, 1.0) for tuning in run["tuning"].values())
+        assert all(tuning["tool"] == "spacy find-threshold (3 thresholds from 0 to 1)"
+                   for tuning in run["tuning"].values())
         assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
         assert 100 < run["train"]["peak_rss_mb"] < 100_000
         assert run["command"] == ("spacy project run compare project/ --vars.corpus genia --vars.config "
                                   f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
-                                  "--vars.compare_train_limit 40 --vars.compare_dev_limit 30")
+                                  "--vars.compare_train_limit 40 --vars.compare_dev_limit 30 "
+                                  "--vars.threshold_trials 3")
         assert f"--system.seed {seed}" in run["train_command"]
         assert "--training.patience 0" in run["train_command"] and "dev.spacy" in run["train_command"]
         assert (training / "global_pointer" / RUN / f"seed{seed}" / "model-last").exists()
@@ -481,7 +487,7 @@ def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_
 
     calls = []
 
-    def fake_tune(nlp, model, tune_path, target):
+    def fake_tune(nlp, model, tune_path, target, trials):
         calls.append(target)
         if nlp.factory == "crener":
             return {"tool": "spacy globalner calibrate", "thresholds": {"DNA": 1.0}}
@@ -592,7 +598,7 @@ def test_spacys_head_on_two_configs_that_train_it_alike_is_trained_once(monkeypa
         return 100.0
 
     monkeypatch.setattr(compare, "train_and_measure", fake_training)
-    monkeypatch.setattr(compare, "score", lambda model, corpus_dir, nested: {
+    monkeypatch.setattr(compare, "score", lambda model, corpus_dir, nested, trials: {
         "scores": {"spans": {"p": 0.5, "r": 0.5, "f": 0.5}}, "scores_at_default": {}, "tuning": None})
     run = functools.partial(compare.run_seed, "genia", seed=0, corpus_dir=corpus_dir,
                             configs_dir=REPO_ROOT / "configs", training_dir=training_dir, runs_dir=runs_dir,

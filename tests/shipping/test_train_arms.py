@@ -1,14 +1,12 @@
 """Every arm of the LCRF_NER paper trains with `spacy train` from its config
-in configs/ (the user's path, in a subprocess with the user's environment)."""
-import os
-import subprocess
-import sys
-
+in configs/ (the user's command line: the first arm in a subprocess with the
+user's environment, the others through spaCy's CLI in this process)."""
 import pytest
 import spacy
 
 from spacy_globalner.corpora import convert
 from tests.helpers import REPO_ROOT
+from tests.helpers.spacy_commands import one_in_a_subprocess
 
 ARMS = {
     "cse": ("cse_ner.cfg", [], "cse_ner"),
@@ -29,18 +27,16 @@ def corpora(shared_data, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("arm", list(ARMS))
-def test_arm_trains_from_its_config(arm, corpora, tmp_path):
+@pytest.mark.parametrize(("arm", "run_command"), one_in_a_subprocess(list(ARMS), list(ARMS)))
+def test_arm_trains_from_its_config(arm, run_command, corpora, tmp_path):
     config, overrides, component = ARMS[arm]
-    env = {key: value for key, value in os.environ.items() if not key.endswith("_NUM_THREADS")}
-    command = [
-        sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / config),
-        "--paths.train", str(corpora / "train.spacy"), "--paths.dev", str(corpora / "dev.spacy"),
-        "--output", str(tmp_path / "out"), "--training.max_steps", "20", "--training.eval_frequency", "10",
+    returncode, output = run_command([
+        "train", REPO_ROOT / "configs" / config,
+        "--paths.train", corpora / "train.spacy", "--paths.dev", corpora / "dev.spacy",
+        "--output", tmp_path / "out", "--training.max_steps", "10", "--training.eval_frequency", "5",
         *overrides,
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:] + result.stdout[-3000:]
+    ])
+    assert returncode == 0, output[-3000:]
     nlp = spacy.load(tmp_path / "out" / "model-last")
     assert nlp.pipe_names[-1] == component
     for option, value in zip(overrides[::2], overrides[1::2]):
