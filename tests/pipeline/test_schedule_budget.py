@@ -9,14 +9,16 @@ from spacy.util import registry
 
 from spacy_globalner.corpora import convert
 from spacy_globalner.pipeline.schedule_budget import check_schedule_budget
-from tests.helpers.spacy_commands import invoke_spacy, one_in_a_subprocess, run_spacy
+from tests.helpers.spacy_commands import invoke_spacy, one_in_a_subprocess
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT, genia_docs, small_config
 
 
 def train_global_pointer(corpora, tmp_path, *overrides):
-    """`spacy train configs/global_pointer.cfg` on the small corpora, as a user
-    runs it. RETURNS: the exit status and what it printed."""
-    return run_spacy(["train", REPO_ROOT / "configs" / "global_pointer.cfg", "--output", tmp_path / "out",
+    """`spacy train configs/global_pointer.cfg` on the small corpora, the
+    command line a user types, through spaCy's CLI in this process (the train
+    command's subprocess case is test_max_steps_alone_moves_the_schedule's).
+    RETURNS: the exit status and what it printed."""
+    return invoke_spacy(["train", REPO_ROOT / "configs" / "global_pointer.cfg", "--output", tmp_path / "out",
                       "--paths.train", corpora / "train.spacy", "--paths.dev", corpora / "dev.spacy", *overrides],
                      cwd=tmp_path)
 
@@ -171,13 +173,13 @@ def test_spacy_debug_config_rejects_a_warmup_as_long_as_the_run(tmp_path):
     config.to_disk(tmp_path / "config.cfg")
     args = ["debug", "config", tmp_path / "config.cfg",
             "--paths.train", "train.spacy", "--paths.dev", "dev.spacy", "--training.max_steps", "150"]
-    returncode, output = run_spacy(args, cwd=tmp_path)
+    returncode, output = invoke_spacy(args, cwd=tmp_path)
     assert returncode != 0 and "E442" in output, output[-2000:]
     assert "training.optimizer.learn_rate.warmup_steps = 250" in output
     assert "training.max_steps = 150" in output
     fix = "--training.optimizer.learn_rate.warmup_steps 15"
     assert fix in output
-    # the refusal is what a user reads; that the fix then passes needs no second start-up
+    # the override it names passes
     returncode, output = invoke_spacy(args + fix.split(), cwd=tmp_path)
     assert returncode == 0, output[-2000:]
 

@@ -2,8 +2,9 @@
 CuPy) ends this package's own commands with catalogue error E441 and exit
 status 1, not a traceback from Thinc; spaCy's own commands are left as spaCy
 wrote them (installing the package patches nothing in spacy.cli). Run as a
-user runs them: `python -m spacy ...` in a subprocess with the user's
-environment."""
+user types them: `python -m spacy ...` in a subprocess with the user's
+environment, or (annotate, the second command) through spaCy's CLI in this
+process, which raises what would be a traceback."""
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from spacy.tokens import DocBin
 
 from spacy_globalner import gpu
+from tests.helpers.spacy_commands import invoke_spacy
 from tests.helpers.trained_pipelines import trained_dir
 
 
@@ -29,10 +31,9 @@ def no_gpu():
         pytest.skip("this machine has a usable GPU")
 
 
-def assert_clear_gpu_error(result):
-    out = result.stdout + result.stderr
+def assert_clear_gpu_error(returncode, out):
     printed = " ".join(out.split())  # wasabi wraps long lines
-    assert result.returncode == 1, out[-2000:]
+    assert returncode == 1, out[-2000:]
     assert "E441" in printed and "--gpu-id 0" in printed and "--gpu-id -1" in printed, out[-2000:]
     assert "Traceback" not in out, out[-2000:]
 
@@ -41,15 +42,15 @@ def test_calibrate_gpu_id_without_gpu(no_gpu, tmp_path):
     DocBin().to_disk(tmp_path / "dev.spacy")
     result = run_spacy("globalner", "calibrate", str(trained_dir("global_pointer")), str(tmp_path / "dev.spacy"),
                        "--output", str(tmp_path / "out"), "--gpu-id", "0", cwd=tmp_path)
-    assert_clear_gpu_error(result)
+    assert_clear_gpu_error(result.returncode, result.stdout + result.stderr)
     assert not (tmp_path / "out").exists()
 
 
 def test_annotate_gpu_id_without_gpu(no_gpu, tmp_path):
     (tmp_path / "corpus.txt").write_text("IL-2 gene expression\n", encoding="utf8")
-    result = run_spacy("globalner", "annotate", str(trained_dir("global_pointer")), str(tmp_path / "corpus.txt"),
-                       str(tmp_path / "out.jsonl"), "--gpu-id", "0", cwd=tmp_path)
-    assert_clear_gpu_error(result)
+    assert_clear_gpu_error(*invoke_spacy(["globalner", "annotate", trained_dir("global_pointer"),
+                                          tmp_path / "corpus.txt", tmp_path / "out.jsonl", "--gpu-id", "0"],
+                                         cwd=tmp_path))
     assert not (tmp_path / "out.jsonl").exists()
 
 
