@@ -106,8 +106,9 @@ def test_killed_ray_worker_loses_and_repeats_nothing(local_ray, tmp_path):
     assert count == N_KILL_DOCS
     got = read_records(out)
     assert [r["id"] for r in got] == [f"d{i}" for i in range(N_KILL_DOCS)]
-    expected = list(annotate(spacy.load(model), read_texts(corpus)))
-    records_equal(got, expected)
+    # the corpus repeats 40 texts; a doc's answer does not depend on its batch
+    by_text = {record["text"]: record for record in annotate(spacy.load(model), [(None, t) for t in texts])}
+    records_equal(got, [{**by_text[texts[i % len(texts)]], "id": f"d{i}"} for i in range(N_KILL_DOCS)])
 
 
 def test_ray_annotate_reports_a_malformed_line_by_number(tmp_path):
