@@ -391,8 +391,9 @@ def explanation(link: str) -> List[str]:
         "entity, nested ones included; `doc.ents`: the flat layer against the outermost gold layer. A gap is",
         f"claimed only at {MIN_SEEDS} seeds a side and {MIN_GAP:g} F or more, unrounded. Rows marked `dev half`",
         "were scored before the test splits, on the odd-numbered half of dev with thresholds from the other",
-        "half, a half that helped choose the package configs' settings. Predict words/s: seed 0's pipelines",
-        "taking turns in one process, one thread (CPU time); `spancat`'s n-gram sizes run 1 to the longest",
+        "half, a half that helped choose the package configs' settings. Predict words/s: one seed's pipelines",
+        "(the command under the table names it) taking turns in one process, one thread (CPU time);",
+        "`spancat`'s n-gram sizes run 1 to the longest",
         "training entity (spaCy's default is 1-3), so it covers the spans the other heads can find. Each",
         f"row's runs, P, R and commands: [project/BENCHMARKS.md]({link}).", ""]
 
