@@ -4,7 +4,6 @@ malformed line is reported in plain words.
 
 Each behaviour runs the command as the user types it, a process of its own;
 the further cases of a behaviour run spaCy's CLI in the test process."""
-import os
 import subprocess
 import sys
 import time
@@ -12,14 +11,11 @@ import time
 import pytest
 import srsly
 
-from tests.helpers.spacy_commands import invoke_spacy
+from tests.helpers.spacy_commands import invoke_spacy, user_env
 from tests.helpers.trained_pipelines import trained_dir
 
 TEXTS = ["IL-2 gene expression requires NF-kappa B.", "Human T cells were stimulated."]
 
-
-def user_env():
-    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 def annotate(*args, timeout=300, as_user=True):

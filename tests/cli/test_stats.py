@@ -1,6 +1,5 @@
 """`spacy globalner stats`: the entity statistics `spacy debug data` gives only
 for spaCy's own components, on hand-made corpora whose counts are known."""
-import os
 import re
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_globalner.corpora import corpus_stats
+from tests.helpers.spacy_commands import user_env
 
 
 def make_doc(nlp, text, spans):
@@ -39,7 +39,7 @@ def corpora(tmp_path_factory):
 
 
 def run_stats(*args, cwd):
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env = user_env()
     result = subprocess.run([sys.executable, "-m", "spacy", "globalner", "stats", *args],
                             capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
     output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)

@@ -7,7 +7,6 @@ with --threads run one after another in a single fresh process of their own,
 started in the user's environment, which reads torch's default threads
 before any command sets them."""
 import json
-import os
 import subprocess
 import sys
 
@@ -15,11 +14,8 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
-
-
-def user_env():
-    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 def run(*args):

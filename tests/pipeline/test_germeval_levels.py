@@ -1,6 +1,5 @@
 """GermEval's two levels in one pipeline: an outer-level component that
 writes doc.ents, an inner-level one under its own spans key."""
-import os
 import subprocess
 import sys
 
@@ -12,6 +11,7 @@ from thinc.api import fix_random_seed
 
 from spacy_globalner.corpora import convert
 from tests.helpers import REPO_ROOT
+from tests.helpers.spacy_commands import user_env
 
 # Outer level, inner level (token offsets, end exclusive).
 TRAIN_DATA = [
@@ -60,7 +60,7 @@ def test_spacy_train_runs_the_two_level_config(shared_data, tmp_path):
     for name, source, limit in (("train", "germ.train.iob2", 300), ("dev", "germ.dev.iob2", 100)):
         convert(folder / source, tmp_path / f"{name}.spacy", format="germeval", limit=limit,
                 level_keys=["outer", "inner"])
-    env = {key: value for key, value in os.environ.items() if not key.endswith("_NUM_THREADS")}
+    env = user_env()
     command = [
         sys.executable, "-m", "spacy", "train", str(REPO_ROOT / "configs" / "lcrf_ner_germeval_levels.cfg"),
         "--paths.train", str(tmp_path / "train.spacy"), "--paths.dev", str(tmp_path / "dev.spacy"),

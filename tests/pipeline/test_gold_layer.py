@@ -1,7 +1,6 @@
 """A component whose doc.spans key holds no gold falls back to doc.ents: said
 once at initialize (W008), and refused (E025) where neither holds gold, so a
 second head on a key of its own does not train on the flat layer unnoticed."""
-import os
 import re
 import subprocess
 import sys
@@ -13,15 +12,13 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 
 from spacy_globalner.corpora import convert
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT, genia_docs, small_config
 
 # A budget of a few updates; the warm-up and schedule end inside it.
 SHORT_RUN = ["--training.max_steps", "4", "--training.optimizer.learn_rate.total_steps", "4",
              "--training.optimizer.learn_rate.warmup_steps", "1", "--training.eval_frequency", "2"]
 
-
-def user_env():
-    return {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
 
 
 @pytest.fixture(scope="module")

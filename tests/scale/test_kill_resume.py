@@ -25,6 +25,7 @@ import srsly
 
 from spacy_globalner.scale import read_records
 from spacy_globalner.scale.job import annotate_file, progress_path
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
 N_DOCS = 5000
@@ -35,7 +36,7 @@ SEED = 0
 def start(command, *, tty=False):
     """Start the command as a user would, on a terminal when `tty`.
     RETURNS the process and a function that returns what it printed (stderr only without `tty`)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env = user_env()
     if not tty:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         return proc, lambda: proc.communicate(timeout=300)[1].decode("utf8", errors="replace")

@@ -1,6 +1,5 @@
 """The records writer and reader shared by the annotate command and the Ray
 path, and the annotate command as users run it."""
-import os
 import subprocess
 import sys
 
@@ -10,6 +9,7 @@ from typer.testing import CliRunner
 
 from spacy_globalner.cli import globalner_cli
 from spacy_globalner.scale import annotate, doc_to_record, read_records, read_texts, write_jsonl
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import records_equal, sample_texts, trained_dir
 
 
@@ -50,7 +50,7 @@ def test_annotate_command_in_a_subprocess(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(texts) + "\n", encoding="utf8")
     out = tmp_path / "out.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env = user_env()
     run = [sys.executable, "-m", "spacy", "globalner", "annotate", str(trained_dir("global_pointer"))]
     done = subprocess.run([*run, str(corpus), str(out)], capture_output=True, text=True,
                           timeout=300, env=env)

@@ -6,7 +6,6 @@ user types them: `python -m spacy ...` in a subprocess with the user's
 environment, or (annotate, the second command) through spaCy's CLI in this
 process, which raises what would be a traceback."""
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,14 +14,8 @@ import pytest
 from spacy.tokens import DocBin
 
 from spacy_globalner import gpu
-from tests.helpers.spacy_commands import invoke_spacy
+from tests.helpers.spacy_commands import invoke_spacy, run_spacy, user_env
 from tests.helpers.trained_pipelines import trained_dir
-
-
-def run_spacy(*args, cwd):
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
-    return subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=cwd)
 
 
 @pytest.fixture
@@ -40,9 +33,9 @@ def assert_clear_gpu_error(returncode, out):
 
 def test_calibrate_gpu_id_without_gpu(no_gpu, tmp_path):
     DocBin().to_disk(tmp_path / "dev.spacy")
-    result = run_spacy("globalner", "calibrate", str(trained_dir("global_pointer")), str(tmp_path / "dev.spacy"),
-                       "--output", str(tmp_path / "out"), "--gpu-id", "0", cwd=tmp_path)
-    assert_clear_gpu_error(result.returncode, result.stdout + result.stderr)
+    assert_clear_gpu_error(*run_spacy(["globalner", "calibrate", trained_dir("global_pointer"),
+                                       tmp_path / "dev.spacy", "--output", tmp_path / "out", "--gpu-id", "0"],
+                                      cwd=tmp_path))
     assert not (tmp_path / "out").exists()
 
 
@@ -114,7 +107,7 @@ UNTOUCHED_SCRIPT = textwrap.dedent("""
 
 
 def test_import_and_spacy_train_help_leave_spacy_cli_untouched(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env = user_env()
     result = subprocess.run([sys.executable, "-c", UNTOUCHED_SCRIPT], capture_output=True, text=True,
                             timeout=300, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -6,7 +6,6 @@
 - a damaged, truncated or incomplete saved component is a catalogue error that
   names the component and the file, never a silent change of predictions.
 """
-import os
 import re
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ import spacy
 import srsly
 
 from tests.helpers import head_module
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import COMPONENTS, component_params, predictions, sample_texts, trained_dir
 
 TEXTS = sample_texts(12)
@@ -271,7 +271,7 @@ def test_user_process_loads_settings_and_refuses_damage(tmp_path):
         damaged = copy_pipeline(name, tmp_path / name)
         (damaged / name / "model").write_bytes(b"\xff" * 100)
         args += [str(trained_dir(name)), name, str(damaged)]
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env = user_env()
     result = subprocess.run(
         [sys.executable, "-c", USER_SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env,
     )

@@ -9,7 +9,6 @@ gradients must equal those of the unscaled fp32 run, for several backward
 passes per step (CRENER's window chunks, accumulate_gradient > 1), and
 gradients too small for fp16 must survive until they are scaled.
 """
-import os
 import subprocess
 import sys
 from typing import Dict, List
@@ -23,6 +22,7 @@ from thinc.api import PyTorchGradScaler
 
 from spacy_globalner.corpora import convert
 from tests.helpers import REPO_ROOT
+from tests.helpers.spacy_commands import user_env
 from tests.helpers.trained_pipelines import (
     GENIA_DEV,
     GENIA_TRAIN,
@@ -227,7 +227,7 @@ def test_spacy_train_with_mixed_precision_on_cpu(tmp_path):
          "--paths.train", str(tmp_path / "train.spacy"), "--paths.dev", str(tmp_path / "dev.spacy"),
          "--components.crener.model.mixed_precision", "true"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")},
+        env=user_env(),
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "E231" in output, output[-2000:]
