@@ -470,6 +470,34 @@ def test_a_row_scored_on_test_is_never_set_beside_one_scored_on_dev(tmp_path):
     assert "spaCy `spancat` (dev half, 1 seed)" in table
 
 
+def test_a_row_rerun_on_test_replaces_its_dev_half_row_and_no_other(tmp_path):
+    """global_pointer_trf rerun on test on all of train (at its shipped head
+    rate, named plainly) replaces its row on the dev half of a cut corpus
+    (rate named); crener_trf, not rerun yet, keeps its dev-half row and pair."""
+    import tables
+
+    old = {"nested": True, "train_sentences": 3000, "train_limit": 3000,
+           "scored_on": "report.spacy (odd-numbered dev docs)"}
+    cut = [{**fake_run("genia", encoder, head, 0, f, steps=1000), "data": old}
+           for encoder, head, f in (("global_pointer_trf", "global_pointer_trf,head_lr_scale=5", 0.70),
+                                    ("global_pointer_trf", "spancat", 0.69),
+                                    ("crener_trf", "crener_trf", 0.71), ("crener_trf", "spancat", 0.69))]
+    for run in cut[:1]:
+        run["settings"] = {"head_lr_scale": 5}
+    rerun = [fake_run("genia", "global_pointer_trf", head, 0, f, steps=1000)
+             for head, f in (("global_pointer_trf", 0.74), ("spancat", 0.72))]
+    for runs, budget in ((cut, "steps1000-train3000"), (rerun, "steps1000")):
+        for run in runs:
+            path = tmp_path / "genia" / run["encoder_of"] / run["head"] / budget / "seed0.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(run))
+    groups = tables.read_runs(tmp_path)
+    rows = [(head.key.head, head.key.budget, baseline.split) for head, baseline, _ in tables.pairs(groups, True)]
+    assert rows == [("crener_trf", "steps1000-train3000", "dev half"), ("global_pointer_trf", "steps1000", "test")]
+    # BENCHMARKS.md still shows the replaced row's runs
+    assert "global_pointer_trf,head_lr_scale=5" in "\n".join(tables.compare_tables(groups))
+
+
 def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_path):
     """crener's `calibrate` has no target: one calibration on the tuning half
     is reported on every view; a find-threshold head is tuned per target."""
