@@ -478,15 +478,18 @@ PURPOSE = {
     "cse_ner": "flat entities from start and end markers, inconsistent output impossible by construction",
 }
 CHOOSER_HEADER = [
-    "| head | for | ahead, claimed | ahead, not a claim | level or behind | train words/s | peak MiB |",
-    "|---|---|---|---|---|---|---|"]
+    "| head | for | ahead, claimed | ahead, not a claim | level or behind | train words/s | peak MiB "
+    "| predict words/s, head / spaCy |",
+    "|---|---|---|---|---|---|---|---|"]
 
 
-def chooser(groups: Dict[Key, Group]) -> List[str]:
+def chooser(groups: Dict[Key, Group], speed: Optional[Dict[Tuple[str, str], Dict]] = None) -> List[str]:
     """Per package head on a CPU encoder, from the fair table's pairs: where it
     leads spaCy's head (a claim: MIN_SEEDS seeds a side, MIN_GAP F or more),
-    where it is ahead without a claim, where it is level or behind, and what
-    its training cost (words/s and peak memory over its rows' runs)."""
+    where it is ahead without a claim, where it is level or behind, what its
+    training cost (words/s and peak memory over its rows' runs) and how fast
+    it predicts beside spaCy's head, per corpus timed (SPEED, read_speed's)."""
+    speed = speed or {}
     found: Dict[str, List[Tuple[Group, Group, str]]] = {}
     for head, baseline, view in pairs(groups, transformer=False):
         found.setdefault(head.key.encoder, []).append((head, baseline, view))
@@ -506,14 +509,16 @@ def chooser(groups: Dict[Key, Group]) -> List[str]:
         runs = [run for head, _, _ in rows for run in head.runs]
         speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
         peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]
+        timed = dict.fromkeys(f"{NAMES.get(head.key.corpus, head.key.corpus)} {speed_cell(head, baseline, speed)}"
+                              for head, baseline, _ in rows if speed_cell(head, baseline, speed) != "-")
         lines.append(
             f"| `{encoder}` | {PURPOSE.get(encoder, '-')} | {'; '.join(cells['claimed']) or 'nowhere yet'} "
             f"| {'; '.join(cells['ahead']) or '-'} | {'; '.join(cells['behind']) or '-'} "
             f"| {f'{min(speeds):,.0f}-{max(speeds):,.0f}' if speeds else '-'} "
-            f"| {f'{max(peaks):,.0f}' if peaks else '-'} |")
+            f"| {f'{max(peaks):,.0f}' if peaks else '-'} | {'; '.join(timed) or '-'} |")
     for encoder in PURPOSE:
         if encoder not in found and not any(key.encoder == encoder for key in groups):
-            lines.append(f"| `{encoder}` | {PURPOSE[encoder]} | no run beside spaCy's head yet | - | - | - | - |")
+            lines.append(f"| `{encoder}` | {PURPOSE[encoder]} | no run beside spaCy's head yet | - | - | - | - | - |")
     return lines
 
 
@@ -639,7 +644,7 @@ def main(
     if readme is not None and readme.exists():
         text = readme.read_text(encoding="utf8")
         readme_link = Path(os.path.relpath(benchmarks_md.resolve(), readme.resolve().parent)).as_posix()
-        for name, lines in (("chooser", chooser(groups)),
+        for name, lines in (("chooser", chooser(groups, speed)),
                             ("results", fair_table(groups, False, readme_link, speed)),
                             ("results-trf", fair_table(groups, True, readme_link, speed, explain=False))):
             replaced = replace_block(text, name, lines)

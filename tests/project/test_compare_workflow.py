@@ -658,7 +658,16 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
         *(fake_run("weibo", "crener", "crener", seed, 0.40, nested=False) for seed in range(3)),
         *(fake_run("weibo", "crener", "ner", seed, 0.45, nested=False) for seed in range(3)),
     ])
-    rows = {line.split(" | ")[0]: line for line in tables.chooser(tables.read_runs(tmp_path))[2:]}
+    speed = tmp_path.parent / f"{tmp_path.name}-speed"  # beside the runs, not among them
+    speed.mkdir()
+    (speed / "genia.json").write_text(json.dumps({"corpus": "genia", "command": "measure test.spacy", "pipelines": {
+        "global_pointer/global_pointer/steps4000": {"words_per_second": 60000.0},
+        "global_pointer/spancat/steps4000": {"words_per_second": 5000.0}}}))
+    lines = tables.chooser(tables.read_runs(tmp_path), tables.read_speed(speed))
+    rows = {line.split(" | ")[0]: line for line in lines[2:]}
+    # predict words/s where both sides of a pair were timed in one run, per corpus
+    assert rows["| `global_pointer`"].endswith("| GENIA 60,000 / 5,000 |")
+    assert rows["| `crener`"].endswith("| - |") and lines[0].count("|") == lines[2].count("|")
     assert ("| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) | GENIA `doc.ents`"
             not in rows["| `global_pointer`"])
     assert "| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) |" in rows["| `global_pointer`"]
@@ -669,4 +678,4 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
     assert "Weibo `doc.ents` -5.00 on spaCy `ner` (3 seeds, test): spaCy `ner` ahead, a claim" in crener
     assert "| nowhere yet |" in crener
     assert "| no run beside spaCy's head yet |" in rows["| `cse_ner`"]
-    assert crener.endswith("| 1,000-1,000 | 900 |")
+    assert crener.endswith("| 1,000-1,000 | 900 | - |")
