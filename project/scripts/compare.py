@@ -8,7 +8,9 @@ CONFIG is a config of the package (CONFIGS_DIR/CONFIG.cfg, trained as shipped,
 at its own max_steps unless --steps is given), a config with some of its head's
 settings changed (`lcrf_ner_trf,transitions=crf`, `global_pointer_trf,
 head_lr_scale=10`: a setting of the head component or of its model, the
-value read as JSON where it parses), or one of spaCy's own heads on the
+value read as JSON where it parses; `learn_rate_scale=K`, which any head takes,
+spaCy's too, multiplies the whole optimizer's learning rate, as a spaCy user
+would raise it), or one of spaCy's own heads on the
 encoder, optimizer, schedule, batcher and budget of a package config: HEAD@CONFIG
 (`spancat@crener`, `ner@lcrf_ner`; a bare `ner` or `spancat` runs on
 global_pointer's). spaCy's heads are the blocks `spacy init config -p HEAD`
@@ -74,6 +76,8 @@ SCRIPTS_DIR = Path(__file__).resolve().parent
 SPACY_HEADS = ("ner", "spancat")
 BASELINE_ENCODER = "global_pointer"
 DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
+# A setting of the run, not of a head: every head takes it, spaCy's too.
+LEARN_RATE_SCALE = "learn_rate_scale"
 
 
 def parse_config_name(name: str) -> Tuple[str, Optional[str]]:
@@ -123,6 +127,29 @@ def with_settings(config: Config, settings: Dict[str, object], name: str) -> Con
     return config
 
 
+def split_settings(settings: Dict[str, object]) -> Tuple[Dict[str, object], Dict[str, object]]:
+    """(settings of the run, settings of the head component)."""
+    run = {key: value for key, value in settings.items() if key == LEARN_RATE_SCALE}
+    return run, {key: value for key, value in settings.items() if key not in run}
+
+
+def with_learn_rate_scale(config: Config, scale: object, name: str) -> Config:
+    """The config with the whole optimizer's learning rate (a schedule's
+    initial_rate, or a constant rate) SCALE times: what a spaCy user raises
+    with `--training.optimizer.learn_rate.initial_rate`."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale <= 0:
+        raise SystemExit(f"{name!r}: {LEARN_RATE_SCALE} takes a positive number, e.g. {LEARN_RATE_SCALE}=5")
+    optimizer = config["training"]["optimizer"]
+    rate = optimizer.get("learn_rate")
+    if isinstance(rate, dict) and isinstance(rate.get("initial_rate"), (int, float)):
+        rate["initial_rate"] = float(rate["initial_rate"]) * scale
+    elif isinstance(rate, (int, float)) and not isinstance(rate, bool):
+        optimizer["learn_rate"] = float(rate) * scale
+    else:
+        raise SystemExit(f"{name!r}: [training.optimizer.learn_rate] has no initial_rate to scale")
+    return config
+
+
 def parse_seeds(value: str) -> List[int]:
     seeds = [item for item in value.replace(",", " ").split() if item]
     if not seeds or not all(item.isdigit() for item in seeds):
@@ -162,10 +189,13 @@ def compose(
     config = read_config(config_path)
     if "transformer" in config["paths"]:
         config["paths"]["transformer"] = resolve_transformer(transformer)
-    if settings:
-        config = with_settings(config, settings, config_path.stem)
+    run_settings, head_settings = split_settings(settings or {})
+    if head_settings:
+        config = with_settings(config, head_settings, config_path.stem)
     if spacy_head is not None:
         config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
+    if LEARN_RATE_SCALE in run_settings:
+        config = with_learn_rate_scale(config, run_settings[LEARN_RATE_SCALE], config_path.stem)
     lang = stats["lang"]
     if config["nlp"]["lang"] != lang:
         config["nlp"]["lang"] = lang
@@ -337,7 +367,7 @@ def run_id(corpus: str, name: str, steps: int, stats: Dict, warmup: int = 0) -> 
     """CORPUS/ENCODER/HEAD/BUDGET: the path of a run below the runs and training folders."""
     base, _ = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
-    head = spacy_head or name
+    head = spacy_head + name[len(base):] if spacy_head else name
     return Path(corpus) / package_config / head / budget_name(steps, stats, warmup)
 
 
@@ -350,7 +380,7 @@ def trained_already(output: Path, composed_text: str, command: List[str]) -> boo
 
 def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats: Dict, warmup: int,
              output: Path, composed_text: str, command: List[str], configs_dir: Path, training_dir: Path,
-             runs_dir: Path, corpus: str) -> Optional[Tuple[Path, Dict]]:
+             runs_dir: Path, corpus: str, variant: str = "") -> Optional[Tuple[Path, Dict]]:
     """(run id, record) of SPACY_HEAD trained on another package config's
     encoder whose composed config and command were exactly this run's, apart
     from where they point: two configs that share the transformer block,
@@ -358,7 +388,7 @@ def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats:
     for other in sorted(path.stem for path in configs_dir.glob("*.cfg")):
         if other == package_config:
             continue
-        run = run_id(corpus, f"{spacy_head}@{other}", steps, stats, warmup)
+        run = run_id(corpus, f"{spacy_head}@{other}{variant}", steps, stats, warmup)
         twin = training_dir / run / f"seed{seed}"
         record = read_json(runs_dir / run / f"seed{seed}.json")
         if not record.get("train") or record.get("trained_as"):
@@ -376,8 +406,9 @@ def run_seed(
 ) -> Path:
     base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
-    if head_settings and spacy_head:
-        raise SystemExit(f"{name!r}: settings change the package's head; spaCy's {spacy_head} takes none")
+    if split_settings(head_settings)[1] and spacy_head:
+        raise SystemExit(f"{name!r}: settings change the package's head; spaCy's {spacy_head} takes only "
+                         f"{LEARN_RATE_SCALE}")
     config_path = configs_dir / f"{package_config}.cfg"
     if not config_path.exists():
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
@@ -403,7 +434,7 @@ def run_seed(
     previous = read_json(runs_dir / run / f"seed{seed}.json")
     twin = spacy_head and not trained_already(output, composed_text, command) and twin_run(
         spacy_head, package_config, seed, steps, stats, warmup, output, composed_text, command, configs_dir,
-        training_dir, runs_dir, corpus)
+        training_dir, runs_dir, corpus, name[len(base):])
     if twin:
         twin_id, record = twin
         print(f"{output}: {spacy_head} trained exactly so on {twin_id.parent.parent}'s encoder; "

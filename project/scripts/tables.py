@@ -90,8 +90,13 @@ class Group:
         return [run["seed"] for run in self.runs]
 
     @property
+    def base(self) -> str:
+        """The head without its changed settings: `ner` of `ner,learn_rate_scale=5`."""
+        return self.key.head.split(",")[0]
+
+    @property
     def is_spacy(self) -> bool:
-        return self.key.head in SPACY_HEADS
+        return self.base in SPACY_HEADS
 
     @property
     def nested(self) -> bool:
@@ -190,11 +195,9 @@ def is_transformer(encoder: str) -> bool:
 
 
 def head_label(group: Group) -> str:
-    """`global_pointer`; `lcrf_ner_trf`, `transitions=crf`; spaCy `ner`."""
-    if group.is_spacy:
-        return f"spaCy `{group.key.head}`"
+    """`global_pointer`; `lcrf_ner_trf`, `transitions=crf`; spaCy `ner`, `learn_rate_scale=5`."""
     base, *settings = group.key.head.split(",")
-    return f"`{base}`" + "".join(f", `{setting}`" for setting in settings)
+    return ("spaCy " if group.is_spacy else "") + f"`{base}`" + "".join(f", `{setting}`" for setting in settings)
 
 
 def updates_cell(group: Group) -> str:
@@ -311,13 +314,46 @@ def rerun_on_test(head: Group, groups: Dict[Key, Group]) -> bool:
                and other.key[:2] == head.key[:2] for other in groups.values())
 
 
+LEARN_RATE_SCALE = "learn_rate_scale"
+
+
+def dev_score(group: Group) -> Optional[float]:
+    """The mean over seeds of the dev score each run's training ended on."""
+    values = [run["train"]["final_dev_score"] for run in group.runs
+              if (run.get("train") or {}).get("final_dev_score") is not None]
+    return statistics.mean(values) if values else None
+
+
+def raised_rates(groups: Dict[Key, Group], key: Key, spacy_head: str) -> List[Group]:
+    """spaCy's head on KEY's encoder and budget with the whole optimizer's rate
+    raised (`learn_rate_scale`, as a spaCy user can), one group per scale."""
+    prefix = f"{spacy_head},{LEARN_RATE_SCALE}="
+    return [group for other, group in sorted(groups.items())
+            if other[:2] == key[:2] and other.budget == key.budget and other.head.startswith(prefix)
+            and other.head.count(",") == 1]
+
+
+def rate_chosen_on_dev(groups: Dict[Key, Group], key: Key, spacy_head: str) -> Optional[Group]:
+    """spaCy's head at the raised rate whose runs ended best on dev, where one
+    ended better there than the config's own rate; else None."""
+    raised = [group for group in raised_rates(groups, key, spacy_head) if dev_score(group) is not None]
+    if not raised:
+        return None
+    best = max(raised, key=dev_score)
+    own = groups.get(key._replace(head=spacy_head))
+    own_dev = dev_score(own) if own is not None else None
+    return best if own_dev is None or dev_score(best) > own_dev else None
+
+
 def pairs(groups: Dict[Key, Group], transformer: bool, same_split: bool = True) -> List[Tuple[Group, Group, str]]:
     """(package head, spaCy head on its encoder and budget, view) for every
     pair the runs hold, both sides scored on the same split (or, with
     SAME_SPLIT false, the pairs left out for scoring on two splits): the
     heads as shipped, and on a transformer the same heads at another head
-    learning rate; runs of other settings, and rows on the dev half a rerun
-    on test replaces, are in BENCHMARKS.md only."""
+    learning rate, and the shipped head beside spaCy's head at the whole
+    optimizer's rate chosen on dev, where a raised rate won there; runs of
+    other settings, and rows on the dev half a rerun on test replaces, are in
+    BENCHMARKS.md only."""
     found = []
     for corpus in corpus_order({key.corpus for key in groups}):
         keys = sorted((key for key in groups if key.corpus == corpus and is_transformer(key.encoder) == transformer),
@@ -329,12 +365,33 @@ def pairs(groups: Dict[Key, Group], transformer: bool, same_split: bool = True) 
             if not (as_shipped(head) or (transformer and at_encoder_rate(head))) or rerun_on_test(head, groups):
                 continue
             for spacy_head, view in SPACY_HEADS.items():
-                baseline = groups.get(key._replace(head=spacy_head))
-                if baseline is None or (baseline.on_test == head.on_test) != same_split:
-                    continue
-                if view == "ents" or head.nested:
-                    found.append((head, baseline, view))
+                raised = rate_chosen_on_dev(groups, key, spacy_head) if as_shipped(head) else None
+                for baseline in (groups.get(key._replace(head=spacy_head)), raised):
+                    if baseline is None or (baseline.on_test == head.on_test) != same_split:
+                        continue
+                    if view == "ents" or head.nested:
+                        found.append((head, baseline, view))
     return found
+
+
+def rate_choices(groups: Dict[Key, Group]) -> List[str]:
+    """A line per encoder where spaCy's head ran at raised rates: the scales
+    tried and the one the dev scores chose, so a row at 1x says why."""
+    lines = []
+    for key, group in sorted(groups.items()):
+        if not (group.is_spacy and key.head == group.base and is_transformer(key.encoder)):
+            continue
+        raised = raised_rates(groups, key, key.head)
+        if not raised:
+            continue
+        chosen = rate_chosen_on_dev(groups, key, key.head)
+        choice = head_label(chosen) if chosen else "the config's own rate (1x)"
+        tried = [group, *raised]
+        scales = ", ".join(f"{float((g.runs[0].get('settings') or {}).get(LEARN_RATE_SCALE, 1)):g}x "
+                           f"({100 * (dev_score(g) or 0):.1f})" for g in tried)
+        lines.append(f"{NAMES.get(key.corpus, key.corpus)} spaCy `{key.head}` on `{key.encoder}.cfg`, whole "
+                     f"optimizer's rate by dev F: {scales}; chosen: {choice}.")
+    return lines
 
 
 def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
@@ -416,7 +473,8 @@ TRF_EXPLANATION = [
     "below for the updates shown, the corpus cut where the train sentences say so. Head rate: how many",
     "times the transformer's learning rate the head learns at (`head_lr_scale`, a setting of the package's",
     "heads; spaCy's heads learn at the transformer's rate): a package head at its shipped rate and at 1x",
-    "shows what the head gives and what the rate gives.", ""]
+    "shows what the head gives and what the rate gives. spaCy's head with `learn_rate_scale=K`: the whole",
+    "optimizer's rate K times, as a spaCy user can raise it, K chosen by the runs' dev F.", ""]
 
 
 def left_out(groups: Dict[Key, Group], transformer: bool) -> List[str]:
@@ -460,6 +518,8 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
                 f"| {head_label(head)} | {head.f(view)} | {head_label(baseline)} | {baseline.f(view)} "
                 f"| {judged} | {speed_cell(head, baseline, speed)} |")
     lines += left_out(groups, transformer)
+    choices = rate_choices(groups) if transformer else []
+    lines += ["", "spaCy's head at a raised rate: " + " ".join(choices)] if choices else []
     timed = [speed.get((group.key.corpus, speed_key(group))) for head, baseline, _ in rows
              for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"]
     commands = sorted({figures["command"] for figures in timed if figures})
@@ -537,13 +597,13 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
         lines += [f"#### {NAMES.get(corpus, corpus)}", ""]
         keys = sorted((key for key in groups if key.corpus == corpus),
                       key=lambda key: (is_transformer(key.encoder), key.encoder, key.budget,
-                                       key.head in SPACY_HEADS, key.head))
+                                       key.head.split(",")[0] in SPACY_HEADS, key.head))
         lines += ["| encoder of | updates | head | seeds | scored on | score | F | P | R | F at default "
                   "| threshold chosen | train words/s | wall s | peak MiB |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for key in keys:
             group = groups[key]
-            views = [SPACY_HEADS[key.head]] if group.is_spacy else (["spans", "ents"] if group.nested else ["ents"])
+            views = [SPACY_HEADS[group.base]] if group.is_spacy else (["spans", "ents"] if group.nested else ["ents"])
             for view in views:
                 lines.append(
                     f"| `{key.encoder}` | {updates_cell(group)} | {head_label(group)} "

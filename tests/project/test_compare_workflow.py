@@ -205,6 +205,32 @@ def test_a_variant_changes_the_head_settings_it_names(tmp_path):
             compare.run_seed("genia", name, 0, tmp_path, REPO_ROOT / "configs", tmp_path, tmp_path, 1, 1, -1)
 
 
+def test_learn_rate_scale_raises_the_whole_optimizers_rate_for_any_head(tmp_path):
+    """`ner@global_pointer_trf,learn_rate_scale=5` gives spaCy's head the
+    chance a spaCy user has, the whole optimizer's rate raised, and names it in
+    the run's path; a package head takes it beside its own settings."""
+    stats = {"lang": "en", "train": {"max_length": 5}}
+    trf = REPO_ROOT / "configs" / "global_pointer_trf.cfg"
+    shipped = Config().from_disk(trf, interpolate=False)["training"]["optimizer"]["learn_rate"]["initial_rate"]
+    name = "ner@global_pointer_trf,learn_rate_scale=5"
+    base, settings = compare.parse_variant(name)
+    config = compare.compose(trf, compare.parse_config_name(base)[1], stats, tmp_path / "s.json", "/m", settings)
+    assert config["training"]["optimizer"]["learn_rate"]["initial_rate"] == pytest.approx(5 * shipped)
+    assert config["nlp"]["pipeline"] == ["transformer", "ner"]
+    assert compare.run_id("wnut17", name, 1000, {}, warmup=100) == Path(
+        "wnut17/global_pointer_trf/ner,learn_rate_scale=5/steps1000-warmup100")
+    both = compare.compose(trf, None, stats, tmp_path / "s.json", "/m", {"learn_rate_scale": 2, "head_lr_scale": 1})
+    assert both["training"]["optimizer"]["learn_rate"]["initial_rate"] == pytest.approx(2 * shipped)
+    assert both["components"]["global_pointer"]["head_lr_scale"] == 1
+    # a constant rate scales too; nonsense stops the run before training
+    cpu = compare.compose(REPO_ROOT / "configs" / "lcrf_ner.cfg", "ner", stats, tmp_path / "s.json",
+                          settings={"learn_rate_scale": 0.5})
+    assert cpu["training"]["optimizer"]["learn_rate"] == pytest.approx(0.0005)
+    for bad in (0, "fast", True):
+        with pytest.raises(SystemExit, match="learn_rate_scale takes a positive number"):
+            compare.compose(trf, "ner", stats, tmp_path / "s.json", "/m", {"learn_rate_scale": bad})
+
+
 @pytest.mark.parametrize("name", ["global_pointer_trf", "ner@global_pointer_trf"])
 def test_transformer_configs_get_the_transformer_asked_for(name, tmp_path):
     """A _trf config's placeholder model (bert-base-cased, which would be
@@ -496,6 +522,41 @@ def test_a_row_rerun_on_test_replaces_its_dev_half_row_and_no_other(tmp_path):
     assert rows == [("crener_trf", "steps1000-train3000", "dev half"), ("global_pointer_trf", "steps1000", "test")]
     # BENCHMARKS.md still shows the replaced row's runs
     assert "global_pointer_trf,head_lr_scale=5" in "\n".join(tables.compare_tables(groups))
+
+
+def test_spacys_head_at_a_raised_rate_is_set_beside_at_the_rate_dev_chose(tmp_path):
+    """spaCy's ner run at 1x, 2x and 5x the whole optimizer's rate: the table
+    sets the shipped head beside 1x and beside the scale with the best dev F
+    (2x), never the best on test (5x), and says what was tried; where 1x wins
+    on dev no raised row appears."""
+    import tables
+
+    def run(head, test_f, dev_f, scale=None, corpus="wnut17"):
+        record = fake_run(corpus, "global_pointer_trf", head, 0, test_f, nested=False, steps=1000)
+        record["train"]["final_dev_score"] = dev_f
+        record["settings"] = {"learn_rate_scale": scale} if scale else {}
+        return record
+
+    write_runs(tmp_path, [
+        run("global_pointer_trf", 0.60, 0.58), run("ner", 0.55, 0.50),
+        run("ner,learn_rate_scale=2", 0.57, 0.53, 2), run("ner,learn_rate_scale=5", 0.58, 0.52, 5),
+        run("global_pointer_trf", 0.70, 0.68, corpus="genia"), run("ner", 0.66, 0.64, corpus="genia"),
+        run("ner,learn_rate_scale=5", 0.69, 0.60, 5, corpus="genia"),
+    ])
+    groups = tables.read_runs(tmp_path)
+    table = tables.fair_table(groups, True, "B.md")
+    wnut = [line for line in table if line.startswith("| WNUT-17")]
+    assert [row.split(" | ")[8] for row in wnut] == ["spaCy `ner`", "spaCy `ner`, `learn_rate_scale=2`"]
+    assert "| +3.00 | one seed: not a claim" in wnut[1]
+    genia = [line for line in table if line.startswith("| GENIA")]
+    assert len(genia) == 1 and "| spaCy `ner` | 66.0 |" in genia[0]
+    (note,) = [line for line in table if line.startswith("spaCy's head at a raised rate")]
+    assert "WNUT-17 spaCy `ner` on `global_pointer_trf.cfg`, whole optimizer's rate by dev F: 1x (50.0), " \
+           "2x (53.0), 5x (52.0); chosen: spaCy `ner`, `learn_rate_scale=2`." in note
+    assert "GENIA spaCy `ner` on `global_pointer_trf.cfg`, whole optimizer's rate by dev F: 1x (64.0), " \
+           "5x (60.0); chosen: the config's own rate (1x)." in note
+    # BENCHMARKS.md lists every rate's runs under spaCy's head
+    assert "spaCy `ner`, `learn_rate_scale=5`" in "\n".join(tables.compare_tables(groups))
 
 
 def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_path):
