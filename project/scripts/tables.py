@@ -32,7 +32,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import srsly
 import typer
-from compare import setting_block
+from compare import LEARN_RATE_SCALE, setting_block
 from thinc.api import Config
 
 from common import CORPORA, PACKAGE_CONFIGS, Arg, Opt
@@ -319,9 +319,6 @@ def rerun_on_test(head: Group, groups: Dict[Key, Group]) -> bool:
                and other.key[:2] == head.key[:2] and paired_on_test(other) for other in groups.values())
 
 
-LEARN_RATE_SCALE = "learn_rate_scale"
-
-
 def dev_score(group: Group) -> Optional[float]:
     """The mean over seeds of the dev score each run's training ended on."""
     values = [run["train"]["final_dev_score"] for run in group.runs
@@ -365,12 +362,13 @@ def pairs(groups: Dict[Key, Group], transformer: bool, same_split: bool = True) 
                       key=lambda key: (key.encoder, key.budget, -head_rate(groups[key]), key.head))
         for key in keys:
             head = groups[key]
-            if key.head.split(",")[0] != key.encoder:
+            if head.base != key.encoder:
                 continue
-            if not (as_shipped(head) or (transformer and at_encoder_rate(head))) or rerun_on_test(head, groups):
+            shipped = as_shipped(head)
+            if not (shipped or (transformer and at_encoder_rate(head))) or rerun_on_test(head, groups):
                 continue
             for spacy_head, view in SPACY_HEADS.items():
-                raised = rate_chosen_on_dev(groups, key, spacy_head) if as_shipped(head) else None
+                raised = rate_chosen_on_dev(groups, key, spacy_head) if shipped else None
                 for baseline in (groups.get(key._replace(head=spacy_head)), raised):
                     if baseline is None or (baseline.on_test == head.on_test) != same_split:
                         continue
