@@ -38,6 +38,12 @@ def find_threshold_tool(trials: int) -> str:
     return f"spacy find-threshold ({trials} thresholds from 0 to 1)"
 
 
+def threshold_scan_tool(trials: int) -> str:
+    """How compare.py's runs choose a threshold: find-threshold's scan, with
+    dev predicted once (threshold_scan.py)."""
+    return f"spacy find-threshold's scan ({trials} thresholds from 0 to 1) on one prediction of dev"
+
+
 class BenchCorpus(NamedTuple):
     folder: str
     train: str

@@ -24,8 +24,8 @@ Every run trains on train.spacy, evaluates once, at its last update, on dev
 is scored on the official test split (test.spacy), read by nothing before,
 twice: at the config's settings, and with its threshold chosen on dev, for
 each score the run is judged on (all spans, doc.ents), by the tool the head ships with
-(`spacy find-threshold` for spancat's, global_pointer's and cse_ner's
-threshold, `spacy globalner calibrate` for crener's per-label thresholds;
+(spacy find-threshold's scan, on one prediction of dev (threshold_scan.py),
+for spancat's, global_pointer's and cse_ner's threshold, `spacy globalner calibrate` for crener's per-label thresholds;
 ner and lcrf_ner have none).
 
 A run's path names what ran: RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json,
@@ -62,13 +62,13 @@ from common import (
     Arg,
     Opt,
     budget_overrides,
-    find_threshold_tool,
     read_config,
     read_json,
     resolve_transformer,
     set_threads,
     spacy_head_block,
     thread_env,
+    threshold_scan_tool,
     write_json,
 )
 
@@ -272,19 +272,19 @@ def views(scores: Dict) -> Dict:
 FIND_THRESHOLD = ("spancat", "global_pointer", "cse_ner")
 
 
-def tune(nlp, model: Path, tune_path: Path, scores_key: str, trials: int = THRESHOLD_TRIALS) -> Optional[Dict]:
+def tune(nlp, tune_path: Path, scores_key: str, trials: int = THRESHOLD_TRIALS) -> Optional[Dict]:
     """Choose the head's threshold for SCORES_KEY on dev (TUNE_PATH) with the
-    tool it ships with (TRIALS thresholds where it is spacy find-threshold)
-    and set it on NLP; None for a head without one."""
+    tool it ships with (TRIALS thresholds from 0 to 1 where it is spacy
+    find-threshold, scanned as threshold_scan.py does) and set it on NLP;
+    None for a head without one."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
     if nlp.get_pipe_meta(name).factory in FIND_THRESHOLD:
-        from spacy.cli.find_threshold import find_threshold
+        from threshold_scan import scan_threshold
 
-        best, best_score, _ = find_threshold(str(model), tune_path, name, "threshold", scores_key,
-                                             n_trials=trials, silent=True)
+        best, best_score, _ = scan_threshold(nlp, tune_path, name, scores_key, trials)
         pipe.cfg["threshold"] = float(best)
-        return {"tool": find_threshold_tool(trials), "scores_key": scores_key,
+        return {"tool": threshold_scan_tool(trials), "scores_key": scores_key,
                 "threshold": float(best), "tune_score": float(best_score)}
     if getattr(pipe, "can_calibrate", False):
         from spacy.training import Corpus
@@ -315,7 +315,7 @@ def score(model: Path, corpus_dir: Path, nested: bool, trials: int = THRESHOLD_T
     tuned, tuning = dict(at_default), {}
     for target in targets:
         nlp = spacy.load(model)
-        chosen = tune(nlp, model, tune_path, target, trials)
+        chosen = tune(nlp, tune_path, target, trials)
         if chosen is None:
             break
         # A threshold is chosen per target; per-label calibration (no

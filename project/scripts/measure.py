@@ -5,9 +5,11 @@ encoder's share of it, and peak memory.
     python scripts/measure.py train-memory CORPUS CORPUS_DIR ENCODER/HEAD/BUDGET [...]
     python scripts/measure.py train-speed TRAIN_SPACY CONFIG [CONFIG ...]
     python scripts/measure.py predict-speed TRAIN_SPACY DEV_SPACY CONFIG [CONFIG ...]
+    python scripts/measure.py threshold-scan CORPUS DEV_SPACY ENCODER/HEAD/BUDGET SCORES_KEY [--output JSON]
 
 `pipeline-speed` and `train-memory` measure pipelines the `compare` workflow
-trained (its command `compare-speed` runs the first); `train-speed` and
+trained (its command `compare-speed` runs the first), `threshold-scan` times
+compare's threshold scan against `spacy find-threshold` on one of them; `train-speed` and
 `predict-speed` time configs side by side (docs/shipping.md). The file is also
 the `--code` of compare's `spacy train`: importing it registers the step timer
 and the timing logger, and fixes torch's threads from BENCH_THREADS.
@@ -259,6 +261,57 @@ def pipeline_speed(
         write_json(output, {"corpus": corpus, "seed": seed, "docs": len(words), "words": n_words,
                             "repeats": repeats, "threads": 1, "command": command, "models": models,
                             "pipelines": measured})
+
+
+@app.command("threshold-scan")
+def threshold_scan(
+    # fmt: off
+    corpus: str = Arg(..., help="The corpus' name, as compare.py wrote it"),
+    dev_path: Path = Arg(..., help="The .spacy corpus the threshold is chosen on", metavar="DEV_SPACY"),
+    config: str = Arg(..., help="A run as ENCODER/HEAD/BUDGET (global_pointer/spancat/steps4000)"),
+    scores_key: str = Arg(..., help="The score the threshold is chosen for (spans_sc_f, ents_f)"),
+    training_dir: Path = Opt(Path("training/compare"), "--training-dir", help="compare.py's training folder"),
+    seed: int = Opt(0, "--seed", help="Whose model-last to tune"),
+    docs: int = Opt(200, "--docs", help="Dev sentences the threshold is chosen on"),
+    trials: int = Opt(21, "--trials", help="Thresholds tried from 0 to 1"),
+    output: Optional[Path] = Opt(None, "--output", help="Where the timings and both tools' choices go"),
+    # fmt: on
+):
+    """CPU seconds, on one torch thread, of `spacy find-threshold` (a reload and
+    a prediction of dev per threshold) and of compare.py's scan (one
+    prediction of dev), choosing the same head's threshold on the same docs;
+    fails if they choose differently."""
+    import tempfile
+
+    import spacy
+    from spacy.cli.find_threshold import find_threshold
+    from spacy.tokens import DocBin
+    from threshold_scan import scan_threshold
+
+    set_threads(1)
+    model = training_dir / corpus / config / f"seed{seed}" / "model-last"
+    nlp = spacy.load(model)
+    name = nlp.pipe_names[-1]
+    with tempfile.TemporaryDirectory() as folder:
+        cut = Path(folder) / "dev.spacy"
+        DocBin(docs=list(DocBin().from_disk(dev_path).get_docs(nlp.vocab))[:docs], store_user_data=True).to_disk(cut)
+        start = time.process_time()
+        found = find_threshold(str(model), cut, name, "threshold", scores_key, n_trials=trials, silent=True)
+        find_seconds = time.process_time() - start
+        start = time.process_time()
+        scanned = scan_threshold(nlp, cut, name, scores_key, trials)
+        scan_seconds = time.process_time() - start
+    if scanned[2] != found[2]:
+        raise SystemExit(f"The scan scored the thresholds otherwise than find-threshold: {scanned[2]} != {found[2]}")
+    print(f"{config}: find-threshold {find_seconds:.1f} s, scan {scan_seconds:.1f} s "
+          f"({find_seconds / scan_seconds:.1f}x); both choose {found[0]:.2f} ({scores_key} {found[1]:.4f})")
+    if output is not None:
+        command = (f"python scripts/measure.py threshold-scan {corpus} {dev_path} {config} {scores_key} "
+                   f"--seed {seed} --docs {docs} --trials {trials} --output {output}")
+        write_json(output, {"corpus": corpus, "model": str(model.resolve()), "docs": docs, "trials": trials,
+                            "threads": 1, "command": command, "scores_key": scores_key,
+                            "threshold": float(found[0]), "score": float(found[1]),
+                            "cpu_seconds": {"find_threshold": round(find_seconds, 2), "scan": round(scan_seconds, 2)}})
 
 
 @app.command("train-memory")

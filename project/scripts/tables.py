@@ -591,8 +591,10 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
         "schedule, batcher and budget it trained with. P/R/F in % on the split the row names: the official",
         "test split, or for runs made before it, the reporting half of dev (`dev half`), model-last. F: at the",
         "threshold chosen on dev (on the tuning half for `dev half` rows) by the head's own tool",
-        "(`spacy find-threshold` for `global_pointer`, `spancat` and `cse_ner`, `spacy globalner calibrate`",
+        "(`spacy find-threshold`'s scan for `global_pointer`, `spancat` and `cse_ner`, `spacy globalner calibrate`",
         "for `crener`; the others have none), mean (min-max) over the seeds; F at default: the config's own setting.",
+        "Runs whose JSON's `tuning` names the scan predicted dev once (scripts/threshold_scan.py, which chooses",
+        "what `spacy find-threshold` chooses); the others ran `spacy find-threshold` itself.",
         "Train words/s leave out evaluation; runs may have shared the machine (each JSON records the load",
         "average before and after), so they are not a side-by-side timing.",
         ""]

@@ -103,7 +103,7 @@ def test_compare_writes_one_json_per_seed(project, capfd):
                 assert 0.0 <= view["f"] <= 1.0 and 0.0 <= view["p"] <= 1.0
         assert set(run["tuning"]) == {"spans_sc_f", "ents_f"}
         assert all(tuning["threshold"] in (0.0, 0.5, 1.0) for tuning in run["tuning"].values())
-        assert all(tuning["tool"] == "spacy find-threshold (3 thresholds from 0 to 1)"
+        assert all(tuning["tool"] == "spacy find-threshold's scan (3 thresholds from 0 to 1) on one prediction of dev"
                    for tuning in run["tuning"].values())
         assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
         assert 100 < run["train"]["peak_rss_mb"] < 100_000
@@ -581,7 +581,7 @@ def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_
 
     calls = []
 
-    def fake_tune(nlp, model, tune_path, target, trials):
+    def fake_tune(nlp, tune_path, target, trials):
         calls.append(target)
         if nlp.factory == "crener":
             return {"tool": "spacy globalner calibrate", "thresholds": {"DNA": 1.0}}
@@ -641,11 +641,11 @@ def test_every_head_with_a_threshold_has_it_chosen_on_dev(name, chosen, tmp_path
     tune_path = tmp_path / "tune.spacy"
     DocBin(docs=genia_docs(spacy.blank("en"), limit=30, path=GENIA_DEV), store_user_data=True).to_disk(tune_path)
     nlp = spacy.load(model)
-    tuning = compare.tune(nlp, model, tune_path, "ents_f", trials=5)
+    tuning = compare.tune(nlp, tune_path, "ents_f", trials=5)
     if not chosen:
         assert tuning is None
         return
-    assert tuning["tool"] == "spacy find-threshold (5 thresholds from 0 to 1)" and tuning["scores_key"] == "ents_f"
+    assert tuning["tool"] == "spacy find-threshold's scan (5 thresholds from 0 to 1) on one prediction of dev" and tuning["scores_key"] == "ents_f"
     assert tuning["threshold"] in (0.0, 0.25, 0.5, 0.75, 1.0)
     assert nlp.get_pipe(name).cfg["threshold"] == tuning["threshold"]
 

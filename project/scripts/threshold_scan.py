@@ -1,0 +1,61 @@
+"""spacy find-threshold's scan of a head's threshold, on one prediction of dev.
+
+`spacy find-threshold` reloads the pipeline and predicts the whole dev split
+again for every threshold it tries: on a transformer, 21 passes of the encoder
+per tuned score. A threshold only decides which of the head's scores become
+spans (the head's `set_annotations`); its `predict` does not read it. So the
+scan here runs the pipeline once, keeps the head's scores for each batch
+(the batches `nlp.evaluate` would make), and for each threshold writes the
+spans on fresh copies of the dev docs and scores them as `nlp.evaluate` does.
+It tries the same thresholds (numpy.linspace(0, 1, n_trials)) and breaks ties
+the same way (the lowest threshold wins), so it returns what find-threshold
+returns; tests/project/test_threshold_scan.py holds it to that.
+"""
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.scorer import Scorer
+from spacy.training import Corpus, Example
+from spacy.util import minibatch
+
+
+def scan_threshold(
+    nlp: Language, dev_path: Path, pipe_name: str, scores_key: str, n_trials: int
+) -> Tuple[float, float, Dict[float, float]]:
+    """Score each of N_TRIALS thresholds from 0 to 1 of PIPE_NAME's `threshold`
+    for SCORES_KEY on the docs at DEV_PATH. NLP keeps its threshold.
+
+    RETURNS (Tuple[float, float, Dict[float, float]]): the best threshold, its
+        score, and every threshold's score, as spacy find-threshold returns them.
+    """
+    head = nlp.get_pipe(pipe_name)
+    examples = list(Corpus(dev_path)(nlp))
+    batches = list(minibatch(examples, size=nlp.batch_size))
+    predictions = [head.predict(_run_before(nlp, pipe_name, batch)) for batch in batches]
+    kept = head.cfg["threshold"]
+    scores: Dict[float, float] = {}
+    try:
+        for threshold in numpy.linspace(0, 1, n_trials):
+            head.cfg["threshold"] = threshold
+            predicted: List[Example] = []
+            for batch, prediction in zip(batches, predictions):
+                docs = [example.predicted.copy() for example in batch]
+                head.set_annotations(docs, prediction)
+                predicted.extend(Example(doc, example.reference) for doc, example in zip(docs, batch))
+            scores[threshold] = Scorer(nlp=nlp).score(predicted)[scores_key]
+    finally:
+        head.cfg["threshold"] = kept
+    best = max(scores, key=lambda threshold: scores[threshold])
+    return best, scores[best], scores
+
+
+def _run_before(nlp: Language, pipe_name: str, examples: List[Example]) -> list:
+    """Copies of the examples' docs through every component before PIPE_NAME."""
+    docs = [example.predicted.copy() for example in examples]
+    for name, proc in nlp.pipeline:
+        if name == pipe_name:
+            break
+        docs = list(proc.pipe(docs, batch_size=nlp.batch_size))
+    return docs
