@@ -11,11 +11,9 @@ import subprocess
 import sys
 
 import pytest
-import spacy
-from spacy.tokens import DocBin
 
 from tests.helpers.spacy_commands import user_env
-from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
+from tests.helpers.trained_pipelines import trained_dir, write_genia_dev
 
 
 def run(*args):
@@ -48,9 +46,7 @@ TOLD = [("annotate", "0"), ("calibrate", "0"), ("annotate", "2")]
 
 @pytest.fixture(scope="module")
 def dev(tmp_path_factory):
-    path = tmp_path_factory.mktemp("threads") / "dev.spacy"
-    DocBin(docs=genia_docs(spacy.blank("en"), limit=10, path=GENIA_DEV), store_user_data=True).to_disk(path)
-    return path
+    return write_genia_dev(tmp_path_factory.mktemp("threads") / "dev.spacy", limit=10)
 
 
 @pytest.fixture(scope="module")

@@ -82,6 +82,14 @@ def genia_docs(nlp: Language, limit: int = N_TRAIN_DOCS, path: Path = GENIA_TRAI
     return list(read_nested_jsonl(path, nlp.vocab, limit=limit))
 
 
+def write_genia_dev(path: Path, limit: int) -> Path:
+    """The first LIMIT docs of the bundled GENIA dev slice as a .spacy file at PATH."""
+    from spacy.tokens import DocBin
+
+    DocBin(docs=genia_docs(spacy.blank("en"), limit=limit, path=GENIA_DEV), store_user_data=True).to_disk(path)
+    return path
+
+
 @contextlib.contextmanager
 def one_torch_thread():
     """Tiny models on a shared 2-core machine: one intra-op thread is ~4x faster

@@ -633,19 +633,18 @@ def test_every_head_with_a_threshold_has_it_chosen_on_dev(name, chosen, tmp_path
     names for it (find-threshold for global_pointer and cse_ner); lcrf_ner
     has none. The chosen threshold is set on the pipeline that is scored."""
     import spacy
-    from spacy.tokens import DocBin
 
-    from tests.helpers.trained_pipelines import GENIA_DEV, genia_docs, trained_dir
+    from tests.helpers.trained_pipelines import trained_dir, write_genia_dev
 
     model = trained_dir(name)
-    tune_path = tmp_path / "tune.spacy"
-    DocBin(docs=genia_docs(spacy.blank("en"), limit=30, path=GENIA_DEV), store_user_data=True).to_disk(tune_path)
+    tune_path = write_genia_dev(tmp_path / "tune.spacy", limit=30)
     nlp = spacy.load(model)
     tuning = compare.tune(nlp, tune_path, "ents_f", trials=5)
     if not chosen:
         assert tuning is None
         return
-    assert tuning["tool"] == "spacy find-threshold's scan (5 thresholds from 0 to 1) on one prediction of dev" and tuning["scores_key"] == "ents_f"
+    assert tuning["tool"] == "spacy find-threshold's scan (5 thresholds from 0 to 1) on one prediction of dev"
+    assert tuning["scores_key"] == "ents_f"
     assert tuning["threshold"] in (0.0, 0.25, 0.5, 0.75, 1.0)
     assert nlp.get_pipe(name).cfg["threshold"] == tuning["threshold"]
 

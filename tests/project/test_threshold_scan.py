@@ -6,12 +6,17 @@ import warnings
 
 import pytest
 import spacy
-from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import fix_random_seed
 
 from tests.helpers import REPO_ROOT
-from tests.helpers.trained_pipelines import GENIA_DEV, SMALL_TOK2VEC, genia_docs, one_torch_thread, trained_dir
+from tests.helpers.trained_pipelines import (
+    SMALL_TOK2VEC,
+    genia_docs,
+    one_torch_thread,
+    trained_dir,
+    write_genia_dev,
+)
 
 sys.path.insert(0, str(REPO_ROOT / "project" / "scripts"))
 
@@ -22,9 +27,7 @@ TRIALS = 11
 
 @pytest.fixture(scope="module")
 def dev_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("scan") / "dev.spacy"
-    DocBin(docs=genia_docs(spacy.blank("en"), limit=40, path=GENIA_DEV), store_user_data=True).to_disk(path)
-    return path
+    return write_genia_dev(tmp_path_factory.mktemp("scan") / "dev.spacy", limit=40)
 
 
 @pytest.fixture(scope="module")
