@@ -175,7 +175,9 @@ def scored_on_test(run: Dict) -> bool:
 def read_runs(runs_dir: Path) -> Dict[Key, Group]:
     """Every run folder's seeds as one group; where some of its seeds were
     scored on the test split and others on the reporting half of dev (the
-    split runs scored on before the test splits), the test seeds alone."""
+    split runs scored on before the test splits), the test seeds alone.
+    Dev-half runs at an uncut budget live under BUDGET-devhalf: their reruns
+    on test train and write in the folder they trained in."""
     found: Dict[Key, List[Dict]] = {}
     for path in sorted(runs_dir.glob("*/*/*/*/seed*.json")):
         key = Key(*path.relative_to(runs_dir).parts[:4])
@@ -397,30 +399,44 @@ def rate_choices(groups: Dict[Key, Group]) -> List[str]:
     return lines
 
 
-def read_speed(speed_dir: Optional[Path]) -> Dict[Tuple[str, str], Dict]:
-    """(corpus, ENCODER/HEAD/BUDGET) -> predict words/s, from measure.py pipeline-speed's JSON files."""
-    found: Dict[Tuple[str, str], Dict] = {}
+# (corpus, ENCODER/HEAD/BUDGET, split) -> a pipeline's predict words/s.
+Speed = Dict[Tuple[str, str, str], Dict]
+
+
+def read_speed(speed_dir: Optional[Path]) -> Speed:
+    """(corpus, ENCODER/HEAD/BUDGET, split) -> predict words/s, from measure.py
+    pipeline-speed's JSON files; the split is the one its docs came from."""
+    found: Speed = {}
     for path in sorted(speed_dir.glob("*.json")) if speed_dir is not None and speed_dir.exists() else []:
         measured = srsly.read_json(path)
+        split = "test" if "test.spacy" in measured["command"] else "dev half"
         for run, figures in measured["pipelines"].items():
-            found[(measured["corpus"], run)] = {**figures, "path": path.name, "command": measured["command"]}
+            found[(measured["corpus"], run, split)] = {**figures, "path": path.name, "command": measured["command"]}
     return found
 
 
 def speed_key(group: Group) -> str:
-    """ENCODER/HEAD/BUDGET of the pipeline that predicts for GROUP: a run taken
-    from another encoder's training (`trained_as`) is that run's pipeline."""
-    twin = group.runs[0].get("trained_as")
-    return "/".join(Path(twin).parts[1:-1]) if twin else "/".join(group.key[1:])
+    """ENCODER/HEAD/BUDGET of the training folder whose pipeline predicts for
+    GROUP: a run taken from another encoder's training (`trained_as`) is that
+    run's pipeline; a run kept under another folder than it trained in (a
+    `-devhalf` budget) names its own in its train command."""
+    run = group.runs[0]
+    if run.get("trained_as"):
+        return "/".join(Path(run["trained_as"]).parts[1:-1])
+    output = re.search(r"--output training/compare/[^/\s]+/(\S+)/seed\d+", run.get("train_command") or "")
+    return output.group(1) if output else "/".join(group.key[1:])
 
 
-def speed_cell(head: Group, baseline: Group, speed: Dict[Tuple[str, str], Dict]) -> str:
+def timed(group: Group, speed: Speed) -> Optional[Dict]:
+    """GROUP's pipeline's predict words/s on the split GROUP was scored on."""
+    return speed.get((group.key.corpus, speed_key(group), group.split))
+
+
+def speed_cell(head: Group, baseline: Group, speed: Speed) -> str:
     """'37,130 / 6,201': both pipelines' predict words/s, where one run timed
     them side by side on the split the pair was scored on."""
-    ours, theirs = (speed.get((group.key.corpus, speed_key(group))) for group in (head, baseline))
+    ours, theirs = timed(head, speed), timed(baseline, speed)
     if ours is None or theirs is None or ours["path"] != theirs["path"]:
-        return "-"
-    if ("test.spacy" in ours["command"]) != head.on_test:
         return "-"
     return f"{ours['words_per_second']:,.0f} / {theirs['words_per_second']:,.0f}"
 
@@ -492,7 +508,7 @@ def left_out(groups: Dict[Key, Group], transformer: bool) -> List[str]:
 
 
 def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
-               speed: Optional[Dict[Tuple[str, str], Dict]] = None, explain: bool = True) -> List[str]:
+               speed: Optional[Speed] = None, explain: bool = True) -> List[str]:
     """The fair table; EXPLAIN=False leaves out the paragraph on how the CPU
     table was made (for the transformer table printed under it)."""
     speed = speed or {}
@@ -523,9 +539,8 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
     lines += left_out(groups, transformer)
     choices = rate_choices(groups) if transformer else []
     lines += ["", "spaCy's head at a raised rate: " + " ".join(choices)] if choices else []
-    timed = [speed.get((group.key.corpus, speed_key(group))) for head, baseline, _ in rows
-             for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"]
-    commands = sorted({figures["command"] for figures in timed if figures})
+    commands = sorted({timed(group, speed)["command"] for head, baseline, _ in rows
+                       for group in (head, baseline) if speed_cell(head, baseline, speed) != "-"})
     lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
               f"[project/BENCHMARKS.md]({link}).",
               *(f"Predict words/s: `{command}` (in project/)." for command in commands)]
@@ -546,7 +561,7 @@ CHOOSER_HEADER = [
     "|---|---|---|---|---|---|---|---|"]
 
 
-def chooser(groups: Dict[Key, Group], speed: Optional[Dict[Tuple[str, str], Dict]] = None) -> List[str]:
+def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str]:
     """Per package head on a CPU encoder, from the fair table's pairs: where it
     leads spaCy's head (a claim: MIN_SEEDS seeds a side, MIN_GAP F or more),
     where it is ahead without a claim, where it is level or behind, what its

@@ -529,6 +529,38 @@ def test_a_row_rerun_on_test_replaces_its_dev_half_row_and_no_other(tmp_path):
     assert "global_pointer_trf,head_lr_scale=5" in "\n".join(tables.compare_tables(groups))
 
 
+def test_a_dev_half_pair_kept_under_devhalf_keeps_its_row_and_timing_beside_a_test_rerun(tmp_path):
+    """WNUT-17's dev-half runs trained in the folder their test reruns take;
+    they live on under BUDGET-devhalf. spaCy's ner rerun on test first: the
+    dev-half pair keeps its row and its timing (found by the folder its train
+    command names), and a dev-half timing never serves a test row."""
+    import tables
+
+    old = {"nested": False, "train_sentences": 3394, "scored_on": "report.spacy (odd-numbered dev docs)"}
+    training = "--output training/compare/wnut17/global_pointer_trf/{head}/steps1000/seed0"
+    for head, f, budget, split in (("global_pointer_trf", 0.61, "steps1000-devhalf", old),
+                                   ("ner", 0.55, "steps1000-devhalf", old), ("ner", 0.36, "steps1000", None)):
+        run = fake_run("wnut17", "global_pointer_trf", head, 0, f, nested=False, steps=1000)
+        run.update({"data": split or run["data"], "train_command": "spacy train " + training.format(head=head)})
+        path = tmp_path / "runs" / "wnut17" / "global_pointer_trf" / head / budget / "seed0.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(run))
+    speed = tmp_path / "speed"
+    speed.mkdir()
+    for name, split in (("wnut17_trf", "report.spacy"), ("wnut17_trf_test", "test.spacy")):
+        (speed / f"{name}.json").write_text(json.dumps({
+            "corpus": "wnut17", "command": f"python scripts/measure.py pipeline-speed wnut17 {split}", "pipelines": {
+                "global_pointer_trf/global_pointer_trf/steps1000": {"words_per_second": 1236.0},
+                "global_pointer_trf/ner/steps1000": {"words_per_second": 1230.0 if split == "report.spacy" else 9.0}}}))
+    groups = tables.read_runs(tmp_path / "runs")
+    (row,) = [line for line in tables.fair_table(groups, True, "B.md", tables.read_speed(speed), explain=False)
+              if line.startswith("| WNUT-17")]
+    assert "| 61.0 | spaCy `ner` | 55.0 |" in row and row.endswith("| dev half | 1,236 / 1,230 |")
+    # BENCHMARKS.md lists both of ner's runs, each under its own folder
+    listed = "\n".join(tables.compare_tables(groups))
+    assert "ner/steps1000/seed{0}.json" in listed and "ner/steps1000-devhalf/seed{0}.json" in listed
+
+
 def test_spacys_head_at_a_raised_rate_is_set_beside_at_the_rate_dev_chose(tmp_path):
     """spaCy's ner run at 1x, 2x and 5x the whole optimizer's rate: the table
     sets the shipped head beside 1x and beside the scale with the best dev F
