@@ -587,7 +587,8 @@ def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str
         runs = [run for head, _, _ in rows for run in head.runs]
         speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
         peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]
-        timed = dict.fromkeys(f"{NAMES.get(head.key.corpus, head.key.corpus)} {speed_cell(head, baseline, speed)}"
+        timed = dict.fromkeys(f"{NAMES.get(head.key.corpus, head.key.corpus)} {speed_cell(head, baseline, speed)} "
+                              f"(`{baseline.base}`)"
                               for head, baseline, _ in rows if speed_cell(head, baseline, speed) != "-")
         lines.append(
             f"| `{encoder}` | {PURPOSE.get(encoder, '-')} | {'; '.join(cells['claimed']) or 'nowhere yet'} "

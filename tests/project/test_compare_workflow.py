@@ -763,7 +763,7 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
     lines = tables.chooser(tables.read_runs(tmp_path), tables.read_speed(speed))
     rows = {line.split(" | ")[0]: line for line in lines[2:]}
     # predict words/s where both sides of a pair were timed in one run, per corpus
-    assert rows["| `global_pointer`"].endswith("| GENIA 60,000 / 5,000 |")
+    assert rows["| `global_pointer`"].endswith("| GENIA 60,000 / 5,000 (`spancat`) |")
     assert rows["| `crener`"].endswith("| - |") and lines[0].count("|") == lines[2].count("|")
     assert ("| GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test) | GENIA `doc.ents`"
             not in rows["| `global_pointer`"])
