@@ -24,9 +24,10 @@ Every run trains on train.spacy, evaluates once, at its last update, on dev
 is scored on the official test split (test.spacy), read by nothing before,
 twice: at the config's settings, and with its threshold chosen on dev, for
 each score the run is judged on (all spans, doc.ents), by the tool the head ships with
-(spacy find-threshold's scan, on one prediction of dev (threshold_scan.py),
-for spancat's, global_pointer's and cse_ner's threshold, `spacy globalner calibrate` for crener's per-label thresholds;
-ner and lcrf_ner have none).
+(spacy find-threshold's scan, made from one prediction of dev by
+threshold_scan.py, for spancat's, global_pointer's and cse_ner's threshold;
+`spacy globalner calibrate` for crener's per-label thresholds; ner and
+lcrf_ner have none).
 
 A run's path names what ran: RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json,
 ENCODER the package config whose encoder, optimizer and schedule it used, HEAD

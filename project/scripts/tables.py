@@ -109,7 +109,7 @@ class Group:
 
     @property
     def split(self) -> str:
-        return "test" if self.on_test else "dev half"
+        return split_name(self.on_test)
 
     @property
     def commits(self) -> List[str]:
@@ -170,6 +170,11 @@ class Group:
 
 def scored_on_test(run: Dict) -> bool:
     return run["data"].get("scored_on", "").startswith("test")
+
+
+def split_name(on_test: bool) -> str:
+    """How the tables name the split a run was scored on (or a pipeline timed on)."""
+    return "test" if on_test else "dev half"
 
 
 def read_runs(runs_dir: Path) -> Dict[Key, Group]:
@@ -409,7 +414,7 @@ def read_speed(speed_dir: Optional[Path]) -> Speed:
     found: Speed = {}
     for path in sorted(speed_dir.glob("*.json")) if speed_dir is not None and speed_dir.exists() else []:
         measured = srsly.read_json(path)
-        split = "test" if "test.spacy" in measured["command"] else "dev half"
+        split = split_name("test.spacy" in measured["command"])
         for run, figures in measured["pipelines"].items():
             found[(measured["corpus"], run, split)] = {**figures, "path": path.name, "command": measured["command"]}
     return found
