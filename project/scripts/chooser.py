@@ -1,0 +1,64 @@
+"""The README's head chooser: per package head on a CPU encoder, where it
+leads spaCy's head, where it is ahead without a claim, where it is level or
+behind, and what it costs to train and to predict."""
+from typing import Dict, List, Optional, Tuple
+
+from pairing import pairs
+from run_groups import NAMES, VIEWS, Group, Key, head_label
+from speeds import Speed, speed_cell
+from verdicts import is_claim, seeds_a_side, verdict
+
+# What each head is for, beside what the table says of it.
+PURPOSE = {
+    "global_pointer": "nested or flat entities at the lowest cost of the four",
+    "crener": "the CRENER/W2NER grid over token pairs",
+    "crener_zh": "the CRENER/W2NER grid over token pairs, on Chinese one token per character as its paper",
+    "lcrf_ner": "flat entities as a CRF over tags, well-formed by construction (Entity-Fix)",
+    "cse_ner": "flat entities from start and end markers, inconsistent output impossible by construction",
+}
+CHOOSER_HEADER = [
+    "| head | for | ahead, claimed | ahead, not a claim | level or behind | train words/s | peak MiB "
+    "| predict words/s, head / spaCy |",
+    "|---|---|---|---|---|---|---|---|"]
+
+
+def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str]:
+    """Per package head on a CPU encoder, from the fair table's pairs: where it
+    leads spaCy's head (a claim: MIN_SEEDS seeds a side, MIN_GAP F or more),
+    where it is ahead without a claim, where it is level or behind, what its
+    training cost (words/s and peak memory over its rows' runs) and how fast
+    it predicts beside spaCy's head, per corpus timed (SPEED, read_speed's)."""
+    speed = speed or {}
+    found: Dict[str, List[Tuple[Group, Group, str]]] = {}
+    for head, baseline, view in pairs(groups, transformer=False):
+        found.setdefault(head.key.encoder, []).append((head, baseline, view))
+    lines = list(CHOOSER_HEADER)
+    for encoder, rows in found.items():
+        cells: Dict[str, List[str]] = {"claimed": [], "ahead": [], "behind": []}
+        for head, baseline, view in rows:
+            gap, what = verdict(head, baseline, view)
+            seeds = seeds_a_side(head, baseline)
+            where = (f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {gap} on "
+                     f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
+            claim = is_claim(head, baseline, view)
+            if head.mean(view) > baseline.mean(view):
+                cells["claimed" if claim else "ahead"].append(where)
+            else:
+                cells["behind"].append(where + (f": {head_label(baseline)} ahead, a claim" if claim else ""))
+        runs = [run for head, _, _ in rows for run in head.runs]
+        speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
+        peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]
+        cells_timed = ((head, baseline, speed_cell(head, baseline, speed)) for head, baseline, _ in rows)
+        timed = dict.fromkeys(f"{NAMES.get(head.key.corpus, head.key.corpus)} {cell} (`{baseline.base}`)"
+                              for head, baseline, cell in cells_timed if cell != "-")
+        lines.append(
+            f"| `{encoder}` | {PURPOSE.get(encoder, '-')} | {'; '.join(cells['claimed']) or 'nowhere yet'} "
+            f"| {'; '.join(cells['ahead']) or '-'} | {'; '.join(cells['behind']) or '-'} "
+            f"| {f'{min(speeds):,.0f}-{max(speeds):,.0f}' if speeds else '-'} "
+            f"| {f'{max(peaks):,.0f}' if peaks else '-'} | {'; '.join(timed) or '-'} |")
+    for encoder in PURPOSE:
+        if encoder not in found and not any(key.encoder == encoder for key in groups):
+            lines.append(f"| `{encoder}` | {PURPOSE[encoder]} | no run beside spaCy's head yet | - | - | - | - | - |")
+    return lines
+
+
