@@ -285,10 +285,29 @@ def test_spacy_heads_are_the_blocks_spacy_init_config_writes():
     assert spancat["training"]["score_weights"]["spans_sc_f"] == 1.0
 
 
+def scripts_imported(script):
+    """SCRIPT (scripts/NAME.py) and every project script it imports, itself
+    or through another."""
+    import ast
+
+    found, todo = set(), [script]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.add(path)
+        for node in ast.walk(ast.parse((PROJECT / path).read_text(encoding="utf8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            todo += [f"scripts/{name}.py" for name in names if (PROJECT / "scripts" / f"{name}.py").exists()]
+    return found
+
+
 def test_project_commands_declare_deps_and_outputs():
     """`spacy project run` skips a step whose deps are unchanged and whose
     outputs exist: every step that writes files declares both, and a script it
-    runs is among its deps, so editing the script reruns the step. Every dep
+    runs is among its deps with every project script it imports, so editing
+    any of them reruns the step. Every dep
     is in the repository or written by a command before it (the corpora
     excepted: they live in ${vars.data_dir}), and every workflow step is a command."""
     import re
@@ -309,7 +328,8 @@ def test_project_commands_declare_deps_and_outputs():
             assert command.get("outputs"), name
         for line in command["script"]:
             for script in re.findall(r"scripts/\w+\.py", line):
-                assert script in command["deps"], (name, script)
+                for module in scripts_imported(script):
+                    assert module in command["deps"], (name, script, module)
         for dep in map(resolved, command["deps"]):
             if dep.startswith(variables["data_dir"]) or any(dep.startswith(out) for out in written):
                 continue
