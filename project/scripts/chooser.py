@@ -4,7 +4,7 @@ behind, and what it costs to train and to predict."""
 from typing import Dict, List, Optional, Tuple
 
 from pairing import pairs
-from run_groups import NAMES, VIEWS, Group, Key, head_label
+from run_groups import VIEWS, Group, Key, corpus_name, head_label
 from speeds import Speed, speed_cell
 from verdicts import is_claim, seeds_a_side, verdict
 
@@ -38,7 +38,7 @@ def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str
         for head, baseline, view in rows:
             gap, what = verdict(head, baseline, view)
             seeds = seeds_a_side(head, baseline)
-            where = (f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {gap} on "
+            where = (f"{corpus_name(head.key.corpus)} {VIEWS[view]} {gap} on "
                      f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
             claim = is_claim(head, baseline, view)
             if head.mean(view) > baseline.mean(view):
@@ -48,14 +48,13 @@ def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str
         runs = [run for head, _, _ in rows for run in head.runs]
         speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
         peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]
-        cells_timed = ((head, baseline, speed_cell(head, baseline, speed)) for head, baseline, _ in rows)
-        timed = dict.fromkeys(f"{NAMES.get(head.key.corpus, head.key.corpus)} {cell} (`{baseline.base}`)"
-                              for head, baseline, cell in cells_timed if cell != "-")
+        predict = dict.fromkeys(f"{corpus_name(head.key.corpus)} {cell} (`{baseline.base}`)"
+                                for head, baseline, _ in rows if (cell := speed_cell(head, baseline, speed)) != "-")
         lines.append(
             f"| `{encoder}` | {PURPOSE.get(encoder, '-')} | {'; '.join(cells['claimed']) or 'nowhere yet'} "
             f"| {'; '.join(cells['ahead']) or '-'} | {'; '.join(cells['behind']) or '-'} "
             f"| {f'{min(speeds):,.0f}-{max(speeds):,.0f}' if speeds else '-'} "
-            f"| {f'{max(peaks):,.0f}' if peaks else '-'} | {'; '.join(timed) or '-'} |")
+            f"| {f'{max(peaks):,.0f}' if peaks else '-'} | {'; '.join(predict) or '-'} |")
     for encoder in PURPOSE:
         if encoder not in found and not any(key.encoder == encoder for key in groups):
             lines.append(f"| `{encoder}` | {PURPOSE[encoder]} | no run beside spaCy's head yet | - | - | - | - | - |")

@@ -3,7 +3,7 @@ heads trained on the same transformer, data and budget, with the verdict
 rule of the fair tables."""
 from typing import Dict, List, NamedTuple, Tuple
 
-from run_groups import NAMES, VIEWS, Group, Key, corpus_order, head_label, updates_cell
+from run_groups import VIEWS, Group, Key, corpus_name, corpus_order, head_label, updates_cell
 from verdicts import MIN_GAP, MIN_SEEDS, verdict
 
 
@@ -66,7 +66,7 @@ def claims_table(groups: Dict[Key, Group], claims: List[Claim] = CLAIMS) -> List
         cells = [f"{group.f(claim.view)} | {group.figure(claim.view, 'p')} / {group.figure(claim.view, 'r')}"
                  for group in (head, against)]
         lines.append(
-            f"| {claim.paper} | {claim.says} | {NAMES.get(head.key.corpus, head.key.corpus)} | {VIEWS[claim.view]} "
+            f"| {claim.paper} | {claim.says} | {corpus_name(head.key.corpus)} | {VIEWS[claim.view]} "
             f"| {updates_cell(head)} | {head_label(head)} | {cells[0]} | {head_label(against)} "
             f"| {cells[1]} | {gap} | {what} (seeds {len(head.seeds)} / {len(against.seeds)}; {head.split}) |")
     missing = [claim for claim in claims if not any(row[0] is claim for row in rows)]

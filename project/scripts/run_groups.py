@@ -17,6 +17,11 @@ SPACY_HEADS = {"spancat": "spans", "ner": "ents"}
 TRANSFORMER_SUFFIX = "_trf"
 
 
+def corpus_name(corpus: str) -> str:
+    """How the tables name a corpus: 'GermEval 2014' for germeval2014."""
+    return NAMES.get(corpus, corpus)
+
+
 class Key(NamedTuple):
     corpus: str
     encoder: str

@@ -37,12 +37,12 @@ from claims import claims_table
 from compare import LEARN_RATE_SCALE
 from pairing import head_rate, pairs, raised_rates, rate_chosen_on_dev
 from run_groups import (
-    NAMES,
     SPACY_HEADS,
     TRANSFORMER_SUFFIX,
     VIEWS,
     Group,
     Key,
+    corpus_name,
     corpus_order,
     dev_score,
     head_label,
@@ -80,7 +80,7 @@ def rate_choices(groups: Dict[Key, Group]) -> List[str]:
         tried = [group, *raised]
         scales = ", ".join(f"{float((g.runs[0].get('settings') or {}).get(LEARN_RATE_SCALE, 1)):g}x "
                            f"({100 * (dev_score(g) or 0):.1f})" for g in tried)
-        lines.append(f"{NAMES.get(key.corpus, key.corpus)} spaCy `{key.head}` on `{key.encoder}.cfg`, whole "
+        lines.append(f"{corpus_name(key.corpus)} spaCy `{key.head}` on `{key.encoder}.cfg`, whole "
                      f"optimizer's rate by dev F: {scales}; chosen: {choice}.")
     return lines
 
@@ -145,7 +145,7 @@ def left_out(groups: Dict[Key, Group], transformer: bool) -> List[str]:
     def side(group: Group) -> str:
         return f"{head_label(group)} ({group.split}, {len(group.seeds)} seed{'s' * (len(group.seeds) > 1)})"
 
-    apart = [f"{NAMES.get(head.key.corpus, head.key.corpus)} {VIEWS[view]} {side(head)} and {side(baseline)}"
+    apart = [f"{corpus_name(head.key.corpus)} {VIEWS[view]} {side(head)} and {side(baseline)}"
              for head, baseline, view in pairs(groups, transformer, same_split=False)]
     return ["", "Left out until both sides are scored on one split: " + "; ".join(apart) + "."] if apart else []
 
@@ -169,7 +169,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
         if words_per_second != "-":
             timed_side_by_side += [head, baseline]
         seeds = f"{len(head.seeds)} / {len(baseline.seeds)}"
-        corpus = NAMES.get(head.key.corpus, head.key.corpus)
+        corpus = corpus_name(head.key.corpus)
         judged = f"{gap} | {what} (seeds {seeds}{code_note(head, baseline)}) | {head.split}"
         if transformer:
             first = head.runs[0]
@@ -207,7 +207,7 @@ def compare_tables(groups: Dict[Key, Group]) -> List[str]:
         "average before and after), so they are not a side-by-side timing.",
         ""]
     for corpus in corpus_order({key.corpus for key in groups}):
-        lines += [f"#### {NAMES.get(corpus, corpus)}", ""]
+        lines += [f"#### {corpus_name(corpus)}", ""]
         keys = sorted((key for key in groups if key.corpus == corpus),
                       key=lambda key: (is_transformer(key.encoder), key.encoder, key.budget,
                                        key.head.split(",")[0] in SPACY_HEADS, key.head))
