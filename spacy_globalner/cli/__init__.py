@@ -11,7 +11,8 @@ from .annotate import annotate_cli
 from .calibrate import calibrate_cli
 from .convert import convert_cli
 from .stats import stats_cli
+from .tune import tune_cli
 
 app.add_typer(globalner_cli, name="globalner")
 
-__all__ = ["annotate_cli", "calibrate_cli", "convert_cli", "globalner_cli", "stats_cli"]
+__all__ = ["annotate_cli", "calibrate_cli", "convert_cli", "globalner_cli", "stats_cli", "tune_cli"]
