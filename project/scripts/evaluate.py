@@ -14,7 +14,7 @@ with spaCy's Scorer (P/R/F overall and per label):
   corpora this is where flat taggers (ner, lcrf_ner) compare with the others.
 """
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Set, Tuple
 
 import spacy
 import typer
@@ -94,12 +94,39 @@ def score_views(examples: List[Example], key: str, nested: bool) -> Dict[str, Di
     return results
 
 
-def evaluate_pipeline(nlp: Language, dev_path: Path, key: str, nested: bool) -> Dict:
+def sentence_counts(examples: List[Example], key: str, nested: bool) -> Dict[str, List[Tuple[int, int, int]]]:
+    """Per view, each sentence's (true positives, false positives, false
+    negatives), labelled spans matched by character offsets as spaCy's Scorer
+    matches them: what a paired significance test (significance.py) swaps."""
+    def labelled(spans: List[Span]) -> Set[Tuple[int, int, str]]:
+        return {(span.start_char, span.end_char, span.label_) for span in spans}
+
+    views: Dict[str, Callable] = {"spans": lambda doc, gold: predicted_spans(doc, key),
+                                  "ents": lambda doc, gold: list(doc.ents) if gold else own_ents(doc, key)}
+    if nested:
+        views["outer"] = lambda doc, gold: list(doc.ents) if gold else flat_view(doc, key, longest_first_filter)
+    counts: Dict[str, List[Tuple[int, int, int]]] = {}
+    for name, view in views.items():
+        rows = []
+        for eg in examples:
+            predicted, gold = labelled(view(eg.predicted, False)), labelled(view(eg.reference, True))
+            if name == "spans":
+                gold = labelled(predicted_spans(eg.reference, key))
+            rows.append((len(predicted & gold), len(predicted - gold), len(gold - predicted)))
+        counts[name] = rows
+    return counts
+
+
+def evaluate_pipeline(nlp: Language, dev_path: Path, key: str, nested: bool, counts: bool = False) -> Dict:
+    """The views' scores of NLP on the corpus at DEV_PATH; with COUNTS, also
+    each sentence's counts per view under "sentences" (sentence_counts)."""
     examples = list(Corpus(dev_path)(nlp))
     docs = nlp.pipe([eg.predicted for eg in examples], batch_size=64)
     examples = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
     scores = score_views(examples, key, nested)
     scores["n_predicted_spans"] = sum(len(predicted_spans(eg.predicted, key)) for eg in examples)
+    if counts:
+        scores["sentences"] = sentence_counts(examples, key, nested)
     return scores
 
 

@@ -18,9 +18,19 @@ from speeds import read_speed  # noqa: E402
 from tables import compare_tables, fair_table  # noqa: E402
 
 
+SENTENCES = 1000
+
+
+def sentence_counts(f):
+    """Per-sentence counts whose F is F: the first 1000 F sentences found
+    their one entity, the others predicted a wrong one."""
+    found = round(SENTENCES * f)
+    return ",".join(["1 0 0"] * found + ["0 1 1"] * (SENTENCES - found))
+
+
 def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
     """A run JSON as compare.py writes it, with F (a fraction) on every view."""
-    return {"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
+    return {"test_sentences": {view: sentence_counts(f) for view in ("spans", "ents")},"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
             "seed": seed, "head": head, "encoder_of": encoder, "config_file": f"configs/{encoder}.cfg",
             "config_sha256": "ab" * 32, "code": {"commit": "c" * 40, "uncommitted_changes": False},
             "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
@@ -71,14 +81,14 @@ def test_the_fair_table_pairs_heads_on_one_encoder_and_budget_and_claims_with_ca
     rows = [line for line in lines if line.startswith("| ") and not line.startswith("| corpus")]
     assert rows == [
         "| GENIA | all spans | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.00 | `global_pointer` ahead (seeds 3 / 3) | test "
+        "| spaCy `spancat` | 73.0 (72.0-74.0) | +3.00 | `global_pointer` ahead, p < 0.001 (seeds 3 / 3) | test "
         "| 30,000 / 5,000 |",
         "| GENIA | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 76.0 (75.0-77.0) "
-        "| spaCy `ner` | 70.0 | +6.00 | one seed: not a claim (seeds 3 / 1) | test | - |",
+        "| spaCy `ner` | 70.0 | +6.00 | one seed: not a claim, p < 0.001 (seeds 3 / 1) | test | - |",
         "| GermEval 2014 | `doc.ents` | `lcrf_ner.cfg` | 4,000 | `lcrf_ner` | 60.0 "
-        "| spaCy `ner` | 59.5 | +0.50 | one seed: not a claim (seeds 1 / 1) | test | - |",
+        "| spaCy `ner` | 59.5 | +0.50 | one seed: not a claim, p = 0.062 (seeds 1 / 1) | test | - |",
         "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 4,000 | `global_pointer` | 30.0 "
-        "| spaCy `ner` | 35.0 | -5.00 | one seed: not a claim (seeds 1 / 1) | test | - |"]
+        "| spaCy `ner` | 35.0 | -5.00 | one seed: not a claim, p < 0.001 (seeds 1 / 1) | test | - |"]
     assert "Predict words/s: `python scripts/measure.py pipeline-speed genia test.spacy` (in project/)." in lines
     assert not any("pipeline-speed wnut17 trf" in line for line in lines)
     short = fair_table(read_runs(tmp_path), transformer=False, link="B.md",
@@ -95,7 +105,7 @@ def test_a_claim_needs_the_seeds_ranges_apart_to_say_so(tmp_path):
     groups = read_runs(tmp_path)
     (row,) = [line for line in fair_table(groups, False, "B.md") if line.startswith("| GENIA")]
     assert "`crener.cfg` (crener adds a BiLSTM of its own in the head)" in row
-    assert "| +1.33 | `crener` ahead (the seeds' ranges overlap) (seeds 3 / 3) |" in row
+    assert "| +1.33 | not a claim: the seeds' ranges overlap, p < 0.001 (seeds 3 / 3) |" in row
     page = "\n".join(compare_tables(groups))
     assert ("| `crener` | 4,000 | `crener` | 3 | test | all spans | 73.0 (70.0-75.0) | 73.0 | 73.0 "
             "| 72.0 (69.0-74.0) |") in page
@@ -274,7 +284,7 @@ def test_a_papers_claim_sets_two_package_heads_side_by_side_only_on_one_transfor
         "| GlobalPointer (Su et al.) | a span pointer beats a CRF over the same encoder | WNUT-17 | `doc.ents` "
         "| 1,000 | `global_pointer_trf`, `head_lr_scale=20` | 61.0 (60.0-62.0) | 61.0 / 61.0 "
         "| `lcrf_ner_trf`, `transitions=crf` | 56.0 (55.0-57.0) | 56.0 / 56.0 | +5.00 "
-        "| `global_pointer_trf`, `head_lr_scale=20` ahead (seeds 3 / 3; test) |"]
+        "| `global_pointer_trf`, `head_lr_scale=20` ahead, p < 0.001 (seeds 3 / 3; test) |"]
     missing = [line for line in lines if line.startswith("- Not run yet")]
     assert len(missing) == 2 and "--vars.config cse_ner_trf` and `--vars.config lcrf_ner_trf`" in missing[1]
 
