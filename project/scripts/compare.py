@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import typer
+from significance import format_counts
 from thinc.api import Config
 
 from common import (
@@ -63,6 +64,8 @@ from common import (
     Arg,
     Opt,
     budget_overrides,
+    code_state,
+    portable,
     read_config,
     read_json,
     resolve_transformer,
@@ -70,6 +73,7 @@ from common import (
     spacy_head_block,
     thread_env,
     threshold_scan_tool,
+    versions,
     write_json,
 )
 
@@ -245,34 +249,6 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def git(*args: str) -> str:
-    done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=code_dir())
-    return done.stdout.strip() if done.returncode == 0 else ""
-
-
-def code_dir() -> Path:
-    import spacy_globalner
-
-    return Path(spacy_globalner.__file__).resolve().parent
-
-
-def code_state() -> Dict:
-    """The commit of the package that trains, and whether its code differed from it."""
-    return {
-        "commit": git("rev-parse", "HEAD") or None,
-        "uncommitted_changes": bool(git("status", "--porcelain", "--", ".", "../configs")),
-    }
-
-
-def versions() -> Dict[str, str]:
-    import spacy
-    import thinc
-    import torch
-
-    return {"spacy": spacy.__version__, "thinc": thinc.__version__, "torch": torch.__version__,
-            "python": platform.python_version()}
-
-
 def machine(threads: int, gpu_id: int) -> Dict:
     cpu = platform.processor() or platform.machine()
     try:
@@ -336,7 +312,8 @@ def score(model: Path, corpus_dir: Path, nested: bool, trials: int = THRESHOLD_T
 
     report, tune_path = corpus_dir / "test.spacy", corpus_dir / "dev.spacy"
     nlp = spacy.load(model)
-    at_default = views(evaluate_pipeline(nlp, report, "sc", nested))
+    scored = evaluate_pipeline(nlp, report, "sc", nested, counts=True)
+    at_default, sentences = views(scored), dict(scored["sentences"])
     factory = nlp.get_pipe_meta(nlp.pipe_names[-1]).factory
     targets = ["spans_sc_f"] if factory == "spancat" else ["spans_sc_f", "ents_f"] if nested else ["ents_f"]
     tuned, tuning = dict(at_default), {}
@@ -350,20 +327,30 @@ def score(model: Path, corpus_dir: Path, nested: bool, trials: int = THRESHOLD_T
         shared = "scores_key" not in chosen
         covered = targets if shared else [target]
         tuning.update({each: chosen for each in covered})
-        scores = views(evaluate_pipeline(nlp, report, "sc", nested))
-        tuned.update({view: scores[view] for each in covered for view in TUNED_VIEWS[each] if view in scores})
+        scored = evaluate_pipeline(nlp, report, "sc", nested, counts=True)
+        scores = views(scored)
+        reported = [view for each in covered for view in TUNED_VIEWS[each] if view in scores]
+        tuned.update({view: scores[view] for view in reported})
+        sentences.update({view: scored["sentences"][view] for view in reported})
         if shared:
             break
-    return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning or None}
+    # Each test sentence's counts behind "scores", for the paired test (significance.py).
+    return {"scores": tuned, "scores_at_default": at_default, "tuning": tuning or None,
+            "test_sentences": {view: format_counts(rows) for view, rows in sentences.items()},
+            "test_sentences_format": "per view, 'tp fp fn' of each test sentence in test.spacy's order, "
+                                     "joined by commas"}
 
 
 def reproduce_command(corpus: str, config: str, seed: int, steps: int, stats: Dict, transformer: str = "auto",
-                      warmup: int = 0, trials: int = THRESHOLD_TRIALS) -> str:
-    command = f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} --vars.seeds {seed}"
+                      warmup: int = 0, trials: int = THRESHOLD_TRIALS, data_dir: str = "assets/corpora") -> str:
+    """The whole `spacy project run compare` command of a run, every var that
+    differs from project.yml's default and where the corpora were read."""
+    command = (f"spacy project run compare project/ --vars.corpus {corpus} --vars.config {config} "
+               f"--vars.seeds {seed} --vars.data_dir {data_dir}")
     for var, value in (("compare_steps", steps), ("compare_warmup", warmup),
                        ("compare_train_limit", stats.get("train_limit", 0)),
                        ("compare_dev_limit", stats.get("dev_limit", 0)),
-                       ("transformer", transformer if transformer != "auto" else None),
+                       ("transformer", portable(transformer) if transformer != "auto" else None),
                        ("threshold_trials", trials if trials != THRESHOLD_TRIALS else None)):
         if value:
             command += f" --vars.{var} {value}"
@@ -398,11 +385,17 @@ def run_id(corpus: str, name: str, steps: int, stats: Dict, warmup: int = 0) -> 
     return Path(corpus) / package_config / head / budget_name(steps, stats, warmup)
 
 
+# What a training itself was (its package commit, start, time and memory),
+# written beside model-last, so that scoring it again keeps its own record.
+TRAINED_FILE = "trained.json"
+
+
 def trained_already(output: Path, composed_text: str, command: List[str]) -> bool:
-    """Whether OUTPUT holds model-last trained by exactly this command and composed config."""
+    """Whether OUTPUT holds model-last trained by exactly this command and
+    composed config, and the record of that training."""
     composed, ran = output / "config.cfg", output / "train_command.txt"
     return ((output / "model-last").exists() and composed.exists() and composed.read_text() == composed_text
-            and ran.exists() and ran.read_text() == shlex.join(command))
+            and ran.exists() and ran.read_text() == shlex.join(command) and (output / TRAINED_FILE).exists())
 
 
 def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats: Dict, warmup: int,
@@ -429,7 +422,7 @@ def twin_run(spacy_head: str, package_config: str, seed: int, steps: int, stats:
 def run_seed(
     corpus: str, name: str, seed: int, corpus_dir: Path, configs_dir: Path, training_dir: Path,
     runs_dir: Path, steps: int, threads: int, gpu_id: int, transformer: str = "auto", warmup: int = 0,
-    trials: int = THRESHOLD_TRIALS, tuning_dir: Path = Path("benchmarks/tuning"),
+    trials: int = THRESHOLD_TRIALS, tuning_dir: Path = Path("benchmarks/tuning"), data_dir: str = "assets/corpora",
 ) -> Path:
     base, head_settings = parse_variant(name)
     package_config, spacy_head = parse_config_name(base)
@@ -463,7 +456,6 @@ def run_seed(
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
     code = code_state()  # before training: the package may change while it runs
-    previous = read_json(runs_dir / run / f"seed{seed}.json")
     twin = spacy_head and not trained_already(output, composed_text, command) and twin_run(
         spacy_head, package_config, seed, steps, stats, warmup, output, composed_text, command, configs_dir,
         training_dir, runs_dir, corpus, name[len(base):])
@@ -473,24 +465,29 @@ def run_seed(
               f"its run is this one's")
         record = {**record, "config": name, "config_file": f"configs/{package_config}.cfg",
                   "config_sha256": sha256(config_path), "encoder_of": package_config,
-                  "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials),
+                  "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials, data_dir),
                   "trained_as": f"{twin_id}/seed{seed}.json"}
         path = runs_dir / run / f"seed{seed}.json"
         write_json(path, record)
         return path
-    if trained_already(output, composed_text, command) and previous.get("train"):
+    if trained_already(output, composed_text, command):
         print(f"{output}: trained from the same config already; scoring it again")
-        wall, peak_rss_mb = previous["train"]["wall_seconds"], previous["train"]["peak_rss_mb"]
-        started = datetime.datetime.fromisoformat(previous["started"])
-        code = previous["code"]
+        own = read_json(output / TRAINED_FILE)
+        wall, peak_rss_mb, code = own["wall_seconds"], own["peak_rss_mb"], own["code"]
+        started = datetime.datetime.fromisoformat(own["started"])
+        load_before = tuple(own["load_average_before"])
     else:
         train_stats_path.unlink(missing_ok=True)
         (output / "config.cfg").write_text(composed_text)
         (output / "train_command.txt").unlink(missing_ok=True)
+        (output / TRAINED_FILE).unlink(missing_ok=True)
         start = time.perf_counter()
         peak_rss_mb = train_and_measure([sys.executable, *command[1:]], thread_env(threads, offline=True))
         wall = time.perf_counter() - start
         (output / "train_command.txt").write_text(shlex.join(command))
+        write_json(output / TRAINED_FILE, {"code": code, "started": started.isoformat(timespec="seconds"),
+                                           "wall_seconds": wall, "peak_rss_mb": peak_rss_mb,
+                                           "load_average_before": list(load_before)})
     trained = read_json(train_stats_path)
     record = {
         "corpus": corpus,
@@ -502,7 +499,7 @@ def run_seed(
         "encoder_of": package_config,
         "settings": head_settings,
         "tuned": {key: tuned[key] for key in ("study", "trial", "value", "metric", "params")} if tuned else None,
-        "transformer": config["paths"].get("transformer"),
+        "transformer": portable(config["paths"]["transformer"]) if config["paths"].get("transformer") else None,
         "seed": seed,
         "source": "compare",
         "code": code,
@@ -524,7 +521,7 @@ def run_seed(
                   "words": trained.get("words"), "words_per_second": trained.get("train_words_per_second"),
                   "final_dev_score": trained.get("final_dev_score"), "peak_rss_mb": round(peak_rss_mb)},
         "started": started.isoformat(timespec="seconds"),
-        "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials),
+        "command": reproduce_command(corpus, name, seed, steps, stats, transformer, warmup, trials, data_dir),
         "train_command": shlex.join(command),
     }
     path = runs_dir / run / f"seed{seed}.json"
@@ -548,6 +545,7 @@ def main(
     transformer: str = Opt("auto", "--transformer", help="paths.transformer of _trf configs (auto: offline MiniLM)"),
     trials: int = Opt(THRESHOLD_TRIALS, "--threshold-trials", help="Thresholds spacy find-threshold tries on dev"),
     tuning_dir: Path = Opt(Path("benchmarks/tuning"), "--tuning-dir", help="Where tune_run.py's studies are (tuned=)"),
+    data_dir: str = Opt("assets/corpora", "--data-dir", help="vars.data_dir the corpus came from, for the record"),
     # fmt: on
 ):
     set_threads(threads)
@@ -557,7 +555,7 @@ def main(
         spacy.require_gpu(gpu_id)
     for seed in parse_seeds(seeds):
         path = run_seed(corpus, config, seed, corpus_dir, configs_dir, training_dir, runs_dir,
-                        steps, threads, gpu_id, transformer, warmup, trials, tuning_dir)
+                        steps, threads, gpu_id, transformer, warmup, trials, tuning_dir, data_dir)
         scores = read_json(path)["scores"]
         print(f"{path}: " + ", ".join(f"{view} F {scores[view]['f'] or 0.0:.4f}" for view in scores))
 

@@ -29,7 +29,17 @@ import spacy_globalner  # noqa: F401 (registers the components)
 
 # `spacy train --code` imports this file by its path, without its folder on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Arg, Opt, budget_overrides, set_threads, thread_env, write_json  # noqa: E402
+from common import (  # noqa: E402
+    Arg,
+    Opt,
+    budget_overrides,
+    code_state,
+    portable,
+    set_threads,
+    thread_env,
+    versions,
+    write_json,
+)
 
 if "BENCH_THREADS" in os.environ:  # a timed child process (compare.py's `spacy train`)
     set_threads(int(os.environ["BENCH_THREADS"]))
@@ -256,11 +266,11 @@ def pipeline_speed(
     if output is not None:
         command = (f"python scripts/measure.py pipeline-speed {corpus} {dev_path} {' '.join(configs)} "
                    f"--seed {seed} --docs {docs} --repeats {repeats} --output {output}")
-        models = {name: str((training_dir / corpus / name / f"seed{seed}" / "model-last").resolve())
+        models = {name: portable(str((training_dir / corpus / name / f"seed{seed}" / "model-last").resolve()))
                   for name, _ in pipelines}
         write_json(output, {"corpus": corpus, "seed": seed, "docs": len(words), "words": n_words,
                             "repeats": repeats, "threads": 1, "command": command, "models": models,
-                            "pipelines": measured})
+                            "code": code_state(), "versions": versions(), "pipelines": measured})
 
 
 @app.command("threshold-scan")
