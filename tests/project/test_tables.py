@@ -17,7 +17,6 @@ from run_groups import Key, read_runs  # noqa: E402
 from speeds import read_speed  # noqa: E402
 from tables import compare_tables, fair_table  # noqa: E402
 
-
 SENTENCES = 1000
 
 
@@ -30,7 +29,8 @@ def sentence_counts(f):
 
 def fake_run(corpus, encoder, head, seed, f, nested=True, steps=4000):
     """A run JSON as compare.py writes it, with F (a fraction) on every view."""
-    return {"test_sentences": {view: sentence_counts(f) for view in ("spans", "ents")},"corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
+    return {"test_sentences": {view: sentence_counts(f) for view in ("spans", "ents")},
+            "corpus": corpus, "config": head if head not in ("ner", "spancat") else f"{head}@{encoder}",
             "seed": seed, "head": head, "encoder_of": encoder, "config_file": f"configs/{encoder}.cfg",
             "config_sha256": "ab" * 32, "code": {"commit": "c" * 40, "uncommitted_changes": False},
             "machine": {"cpu": "cpu", "cpu_count": 2, "threads": 1, "gpu": None},
