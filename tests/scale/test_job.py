@@ -111,8 +111,8 @@ def test_resume_checks_its_input(nlp, tmp_path):
         annotate_file(nlp, corpus, out, errors_path=out)
 
 
-@pytest.mark.parametrize("option", [["--resume"], ["--errors", "bad.jsonl"]])
-def test_ray_rejects_resume_and_errors(tmp_path, option):
+@pytest.mark.parametrize("option", [["--resume"], ["--errors", "bad.jsonl"], ["--max-length", "2000000"]])
+def test_ray_rejects_resume_errors_and_max_length(tmp_path, option):
     from typer.testing import CliRunner
 
     from spacy_globalner.cli import globalner_cli
