@@ -182,6 +182,11 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
+    # The flat configs are English; a GermEval run trains German, as the records measured.
+    stats = {"lang": "de", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "lcrf_ner.cfg", None, stats, PROJECT / "x.json")
+    assert config["nlp"]["lang"] == "de"
+    assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
 
 
 def test_a_variant_changes_the_head_settings_it_names(tmp_path):
