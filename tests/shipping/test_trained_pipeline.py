@@ -12,6 +12,7 @@ The fresh environment reaches this environment's site-packages (spaCy, torch)
 through a .pth file, so nothing is fetched; spacy-globalner and the wheel are
 installed with --no-deps, and the new processes run without PYTHONPATH, so
 they import what was installed."""
+import ast
 import json
 import os
 import re
@@ -156,9 +157,16 @@ def test_annotate_by_name(venv, tmp_path, ray):
         s[:3] for s in expected["spans_sc"]]
 
 
-def test_the_readme_example_runs_as_written(venv, tmp_path):
+def test_the_readme_examples_run_as_written(venv, tmp_path):
+    """The README's use of the pipeline, and its recipe for adding the head to
+    an app beside an entity_ruler, whose LPS stays in doc.ents."""
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf8")
-    (example,) = [block for block in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
-                  if f'spacy.load("{NAME}")' in block]
-    done = run([str(venv), "-c", example], cwd=tmp_path, env=user_env())
+    use, recipe = [block for block in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+                   if f'spacy.load("{NAME}")' in block]
+    done = run([str(venv), "-c", use], cwd=tmp_path, env=user_env())
     assert "'NF-kappa B', 'protein'" in done.stdout, done.stdout
+    assert f'source=spacy.load("{NAME}")' in recipe
+    done = run([str(venv), "-c", recipe], cwd=tmp_path, env=user_env())
+    spans, ents = (ast.literal_eval(line) for line in done.stdout.splitlines()[-2:])
+    assert ("NF-kappa B", "protein") in spans and ("LPS", "CHEMICAL") not in spans
+    assert ("LPS", "CHEMICAL") in ents and ("NF-kappa B", "protein") in ents
