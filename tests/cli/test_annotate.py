@@ -116,10 +116,11 @@ def test_a_document_over_max_length_stops_with_the_option_that_takes_it(tmp_path
     assert len(records[1]["text"]) == 1_200_000
 
 
-@pytest.mark.parametrize("name,content", [("empty.txt", b""), ("blank.jsonl", b"\n\n")])
-def test_an_empty_input_warns(tmp_path, name, content):
-    corpus = tmp_path / name
-    corpus.write_bytes(content)
+def test_an_empty_input_warns(tmp_path):
+    """As the user sees it; a .jsonl of blank lines, and a resumed run that
+    adds nothing to a corpus of documents, in tests/scale/test_job.py."""
+    corpus = tmp_path / "empty.txt"
+    corpus.write_bytes(b"")
     output = tmp_path / "out.jsonl"
     rc, said = annotate(corpus, output)
     assert rc == 0, said
