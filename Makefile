@@ -1,4 +1,5 @@
-# The README's two commands: `make demo` and `make test`. Each builds the virtual
+# The README's two set-up commands, `make demo` and `make test`, and `make
+# pipeline` for a user who wants only the trained pipeline. Each builds the virtual
 # environment it needs first, so a missing dependency fails here instead of hiding
 # behind whatever a machine already has. `make demo` installs the package alone
 # (spaCy, Thinc, torch: all the demo uses); `make test` adds what the tests use.
@@ -6,7 +7,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev demo lint test
+.PHONY: install install-dev pipeline demo lint test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +18,10 @@ install: $(BIN)/python
 	# The CPU wheel of torch first: an unpinned torch pulls a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e .
+
+# The trained pipeline on top, for a user who wants only to run it.
+pipeline: install
+	$(BIN)/python -m pip install --quiet packages/en_globalner_genia-*.whl
 
 # What the tests and the compare workflow's transformer runs use on top: the
 # transformers, ray and tune extras, the dev tools (pytest, ruff, matplotlib) and an

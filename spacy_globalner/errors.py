@@ -106,6 +106,10 @@ class Warnings(metaclass=ErrorsWithCodes):
             "covers. First in sentence {number}: index {index}, type {type!r}. "
             "The other entities were kept; the counts are in the converter's "
             "repairs.")
+    # annotating corpora: W500-W519
+    W500 = ("No documents were read from {path}: it is empty, or a .jsonl file "
+            "with blank lines only, and {output} holds no records. Check that it "
+            "is the corpus file you meant.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -371,16 +375,21 @@ class Errors(metaclass=ErrorsWithCodes):
             "every update), or set [training] before_update = null to leave it out.")
     # annotating corpora (spacy globalner annotate, scale/): E500-E519
     E500 = ("{path}, line {line_no}: not valid UTF-8 (at byte {pos} of the line, "
-            "near {value}). Re-encode the file as UTF-8, or fix or remove the line.")
+            "near {value}). Re-encode the file as UTF-8 from the encoding it was "
+            "written in, e.g. `iconv -f CP1252 -t UTF-8 {path} > {suggested}`, and "
+            "annotate that file with --resume: the lines before this one are the "
+            "same bytes there, so the run goes on from this line. Or fix or remove "
+            "the line.")
     E501 = ("{path}, line {line_no}: not valid JSON ({problem}): {value}. Fix or "
             "remove the line; each line of a .jsonl corpus is one JSON object with "
             "a \"text\" field.")
     E502 = ("{path}, line {line_no}: \"text\" is a {type}, not a string: {value}. "
             "Write the document's text as a JSON string, or remove the line.")
-    E503 = ("{marker} records the progress of annotating {input}, not of {path} as "
-            "it is now (another file, or its lines before the resume point "
+    E503 = ("{marker} records the progress of annotating {input} up to line "
+            "{line_no}, and the bytes of {path} before that line are not the ones "
+            "annotated (another file, or its lines before the resume point "
             "changed). Run without --resume to start afresh, or resume with the "
-            "input that was annotated.")
+            "input that was annotated (or a copy of it, re-encoded as UTF-8).")
     E504 = ("The {what} file {path} has {actual} bytes, fewer than the {size} its "
             "progress file records: it was changed or replaced since. Run without "
             "--resume to start afresh.")
@@ -389,8 +398,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "before it are in {output}. Fix the line and run again with --resume "
             "to go on from it, or pass --errors FILE to write malformed lines "
             "there and go on.")
-    E507 = ("{option} is not available with --ray: Ray Data reads and retries the "
-            "corpus itself. Annotate on one machine (without --ray) to use it.")
+    E507 = ("{option} is not available with --ray: {why}. Annotate on one machine "
+            "(without --ray) to use it.")
     E508 = ("{path} is encoded as {encoding}, not UTF-8 ({evidence}): read as UTF-8, "
             "its lines would be text full of NUL characters. Re-encode it, e.g. "
             "`iconv -f {iconv} -t UTF-8 {path} > {suggested}`, and annotate that file. "
@@ -399,6 +408,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "file is {lock}). Wait for that run to end, or write to another output. "
             "If that run is gone (e.g. its machine went down), remove {lock} and "
             "rerun, with --resume to go on from its progress.")
+    E510 = ("{path}, line {line_no}: the document has {length} characters, more "
+            "than the pipeline's max_length of {max_length}. Pass --max-length "
+            "{length} (or more; max_length= to annotate_file) to annotate it whole "
+            "where the machine has the memory (it grows with the document's "
+            "length), or split the document into lines of its own.")
     # encoders shared by the heads (ml/models/bilstm_encoder.py): E600-E649
     E600 = ("spacy-globalner.BiLSTMEncoder.v1: width must be a positive even "
             "integer (each direction of the BiLSTM has width / 2 units), got {value!r}. "

@@ -1,6 +1,7 @@
-"""The README's head chooser: per package head on a CPU encoder, where it
-leads spaCy's head, where it is ahead without a claim, where it is level or
-behind, and what it costs to train and to predict."""
+"""The head chooser of BENCHMARKS.md: per package head on a CPU encoder, where
+it leads spaCy's head, where it is ahead without a claim, where it is level or
+behind, and what it costs to train and to predict; and the README's summary of
+it, a line per head."""
 from typing import Dict, List, Optional, Tuple
 
 from pairing import pairs
@@ -22,6 +23,47 @@ CHOOSER_HEADER = [
     "|---|---|---|---|---|---|---|---|"]
 
 
+Pair = Tuple[Group, Group, str]
+
+
+def cpu_pairs(groups: Dict[Key, Group]) -> Dict[str, List[Pair]]:
+    """The fair table's pairs on CPU encoders, by the package head's encoder."""
+    found: Dict[str, List[Pair]] = {}
+    for head, baseline, view in pairs(groups, transformer=False):
+        found.setdefault(head.key.encoder, []).append((head, baseline, view))
+    return found
+
+
+def standings(rows: List[Pair]) -> Dict[str, List[str]]:
+    """Where a head is ahead of spaCy's head with a claim (MIN_SEEDS seeds a
+    side, MIN_GAP F or more), ahead without one, and level or behind."""
+    cells: Dict[str, List[str]] = {"claimed": [], "ahead": [], "behind": []}
+    for head, baseline, view in rows:
+        gap, _ = verdict(head, baseline, view)
+        seeds = seeds_a_side(head, baseline)
+        where = (f"{corpus_name(head.key.corpus)} {VIEWS[view]} {gap} on "
+                 f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
+        claim = is_claim(head, baseline, view)
+        if head.mean(view) > baseline.mean(view):
+            cells["claimed" if claim else "ahead"].append(where)
+        else:
+            cells["behind"].append(where + (f": {head_label(baseline)} ahead, a claim" if claim else ""))
+    return cells
+
+
+def summary(groups: Dict[Key, Group]) -> List[str]:
+    """The chooser in a line per head: where it leads spaCy's head, with a
+    claim and without, and where it is level or behind."""
+    lines = []
+    for encoder, rows in cpu_pairs(groups).items():
+        cells = standings(rows)
+        parts = [f"ahead, a claim: {'; '.join(cells['claimed'])}" if cells["claimed"] else "no claim yet",
+                 *([f"Ahead, not a claim: {'; '.join(cells['ahead'])}"] if cells["ahead"] else []),
+                 *([f"Level or behind: {'; '.join(cells['behind'])}"] if cells["behind"] else [])]
+        lines.append(f"- `{encoder}`: {'. '.join(parts)}.")
+    return lines
+
+
 def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str]:
     """Per package head on a CPU encoder, from the fair table's pairs: where it
     leads spaCy's head (a claim: MIN_SEEDS seeds a side, MIN_GAP F or more),
@@ -29,22 +71,10 @@ def chooser(groups: Dict[Key, Group], speed: Optional[Speed] = None) -> List[str
     training cost (words/s and peak memory over its rows' runs) and how fast
     it predicts beside spaCy's head, per corpus timed (SPEED, read_speed's)."""
     speed = speed or {}
-    found: Dict[str, List[Tuple[Group, Group, str]]] = {}
-    for head, baseline, view in pairs(groups, transformer=False):
-        found.setdefault(head.key.encoder, []).append((head, baseline, view))
+    found = cpu_pairs(groups)
     lines = list(CHOOSER_HEADER)
     for encoder, rows in found.items():
-        cells: Dict[str, List[str]] = {"claimed": [], "ahead": [], "behind": []}
-        for head, baseline, view in rows:
-            gap, what = verdict(head, baseline, view)
-            seeds = seeds_a_side(head, baseline)
-            where = (f"{corpus_name(head.key.corpus)} {VIEWS[view]} {gap} on "
-                     f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
-            claim = is_claim(head, baseline, view)
-            if head.mean(view) > baseline.mean(view):
-                cells["claimed" if claim else "ahead"].append(where)
-            else:
-                cells["behind"].append(where + (f": {head_label(baseline)} ahead, a claim" if claim else ""))
+        cells = standings(rows)
         runs = [run for head, _, _ in rows for run in head.runs]
         speeds = [run["train"]["words_per_second"] for run in runs if (run.get("train") or {}).get("words_per_second")]
         peaks = [run["train"]["peak_rss_mb"] for run in runs if (run.get("train") or {}).get("peak_rss_mb")]

@@ -3,6 +3,7 @@
     python scripts/pipeline.py tune MODEL DEV_SPACY OUTPUT_MODEL OUTPUT_JSON
     python scripts/pipeline.py alignment MODEL TEST_SPACY OUTPUT_JSON
     python scripts/pipeline.py predict MODEL OUTPUT_JSON
+    python scripts/pipeline.py standalone MODEL OUTPUT_MODEL
     python scripts/pipeline.py meta MODEL TEST_JSON GOLD_TOKENS_JSON ALIGNMENT_JSON THRESHOLD_JSON LICENSE OUTPUT_META
         --name NAME --version VERSION --command COMMAND
 
@@ -11,7 +12,10 @@ tool global_pointer ships with, as compare.py tunes it) and saves the pipeline
 with it. `alignment` counts the test entities whose edges spaCy's tokenizer
 puts inside one of its tokens (raw text cannot give them). `predict` writes
 what the pipeline finds in SAMPLE_TEXT, the text a test checks the installed
-package against. `meta` writes the meta.json
+package against. `standalone` gives the head a copy of the tok2vec it listens
+to and drops the shared one, as spaCy's trained pipelines give `ner` its own
+embedding: the head can then be sourced alone into another pipeline
+(`nlp.add_pipe("global_pointer", source=...)`). `meta` writes the meta.json
 `spacy package` reads: a description, the test split's scores as `spacy
 evaluate` measured them on raw text (per label, and the JSON they come from),
 what scoring on the corpus' own tokens gives instead, words/s, GENIA's
@@ -109,6 +113,25 @@ def predict(
     write_json(output_json, predictions(spacy.load(model), SAMPLE_TEXT))
 
 
+@app.command("standalone")
+def standalone(
+    model: Path = Arg(..., help="A pipeline whose head listens to a tok2vec", exists=True),
+    output_model: Path = Arg(..., help="Where the pipeline whose head holds its own tok2vec goes"),
+):
+    from spacy.pipeline import Tok2Vec
+
+    nlp = spacy.load(model)
+    for tok2vec_name in [name for name, pipe in nlp.pipeline if isinstance(pipe, Tok2Vec)]:
+        # replace_listeners copies the tok2vec's config as written, with its
+        # references to its own settings (${components.tok2vec.model.encode.width}),
+        # which would dangle once it is removed: give the copy their values.
+        nlp.get_pipe_config(tok2vec_name)["model"] = nlp.config.interpolate()["components"][tok2vec_name]["model"]
+        for listener in list(nlp.get_pipe(tok2vec_name).listening_components):
+            nlp.replace_listeners(tok2vec_name, listener, ["model.tok2vec"])
+        nlp.remove_pipe(tok2vec_name)
+    nlp.to_disk(output_model)
+
+
 def score_rows(scores: Dict, prefix: str) -> List[str]:
     rows = [f"| {label} | {s['p'] * 100:.2f} | {s['r'] * 100:.2f} | {s['f'] * 100:.2f} |"
             for label, s in sorted(scores[f"{prefix}_per_type"].items())]
@@ -124,7 +147,9 @@ def notes(test: Dict, gold: Dict, aligned: Dict, threshold: Dict, files: Dict[st
         "### Entities",
         "",
         "Every entity, nested ones included, is in `doc.spans[\"sc\"]` with its probability in "
-        "`doc.spans[\"sc\"].attrs[\"scores\"]`; `doc.ents` holds the outermost layer (longest first).",
+        "`doc.spans[\"sc\"].attrs[\"scores\"]`; `doc.ents` holds the outermost layer (longest first). "
+        "The `global_pointer` component holds its own tok2vec, so it can be added alone to a pipeline "
+        "of your own: `nlp.add_pipe(\"global_pointer\", source=spacy.load(\"en_globalner_genia\"))`.",
         "",
         "### Scores on GENIA's official test split, per label",
         "",

@@ -11,7 +11,7 @@ Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
   at a threshold chosen on dev and at the config's own settings,
   the threshold chosen, training time and memory, and what ran (config hash,
   commit, machine, command).
-- The fair comparison (README_TABLE_MD, and README_MD between
+- The fair comparison (README_TABLE_MD, and BENCHMARKS_MD between
   <!-- results:start/end --> for the CPU encoders, <!-- results-trf:start/end -->
   for the transformer ones): each package head beside spaCy's head trained on
   the same encoder, optimizer, schedule, batcher, budget and data, the
@@ -23,16 +23,20 @@ Reads RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json (compare.py) and writes:
   (CLAIMS), each as two package heads run on the same transformer, data and
   budget, with the same verdict rule.
 
+- BENCHMARKS_MD, between <!-- chooser:start/end -->: the head chooser; and
+  README_MD (--readme), between <!-- summary:start/end -->: its summary, a
+  line per head.
+
 The rows are run_groups.py's, the pairs pairing.py's, each verdict
-verdicts.py's and the timings speeds.py's; chooser.py writes the README's
-head chooser, claims.py BENCHMARKS.md's claims.
+verdicts.py's and the timings speeds.py's; chooser.py writes the head chooser
+and its summary, claims.py BENCHMARKS.md's claims.
 """
 import os
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import typer
-from chooser import chooser
+from chooser import chooser, summary
 from claims import claims_table
 from compare import LEARN_RATE_SCALE
 from pairing import head_rate, pairs, raised_rates, rate_chosen_on_dev
@@ -57,6 +61,15 @@ from common import Arg, Opt
 
 # Heads with encoder layers of their own on top of the shared encoder.
 OWN_LAYERS = {"crener": "crener adds a BiLSTM of its own in the head"}
+
+
+# The anchor of BENCHMARKS.md's list of every run, where its fair tables link.
+RUNS = "#every-run"
+
+
+def link_label(link: str) -> str:
+    """How a fair table names the list of runs it links to: on its own page, or another."""
+    return "the list of every run" if link.startswith("#") else "project/BENCHMARKS.md"
 
 
 def encoder_label(encoder: str) -> str:
@@ -126,7 +139,7 @@ def explanation(link: str) -> List[str]:
         "(the command under the table names it) taking turns in one process, one thread (CPU time);",
         "`spancat`'s n-gram sizes run 1 to the longest",
         "training entity (spaCy's default is 1-3), so it covers the spans the other heads can find. Each",
-        f"row's runs, P, R and commands: [project/BENCHMARKS.md]({link}).", ""]
+        f"row's runs, P, R and commands: [{link_label(link)}]({link}).", ""]
 
 
 TRF_EXPLANATION = [
@@ -188,7 +201,7 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
     lines += ["", "spaCy's head at a raised rate: " + " ".join(choices)] if choices else []
     commands = sorted({timed(group, speed)["command"] for group in timed_side_by_side})
     lines += ["", "Regenerate: `spacy project run tables project/`; rerun a row: its command in "
-              f"[project/BENCHMARKS.md]({link}).",
+              f"[{link_label(link)}]({link}).",
               *(f"Predict words/s: `{command}` (in project/)." for command in commands)]
     return lines
 
@@ -251,7 +264,7 @@ def main(
     runs_dir: Path = Arg(..., help="RUNS_DIR/CORPUS/ENCODER/HEAD/BUDGET/seedS.json"),
     benchmarks_md: Path = Arg(..., help="The page whose <!-- compare:start/end --> block gets every run"),
     readme_table: Path = Arg(..., help="Where the fair comparison tables go"),
-    readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- results(-trf):start/end --> markers"),
+    readme: Optional[Path] = Opt(None, "--readme", help="A README with <!-- summary:start/end --> markers"),
     speed_dir: Optional[Path] = Opt(None, "--speed", help="measure.py pipeline-speed's CORPUS.json files"),
     # fmt: on
 ):
@@ -263,22 +276,20 @@ def main(
     text = replace_block(benchmarks_md.read_text(encoding="utf8"), "compare", compare_tables(groups))
     if text is None:
         raise SystemExit(f"{benchmarks_md} has no <!-- compare:start --> ... <!-- compare:end --> block")
-    text = replace_block(text, "claims", claims_table(groups)) or text
+    # The page's own fair tables link to its list of runs.
+    for name, lines in (("chooser", chooser(groups, speed)), ("results", fair_table(groups, False, RUNS, speed)),
+                        ("results-trf", fair_table(groups, True, RUNS, speed, explain=False)),
+                        ("claims", claims_table(groups))):
+        text = replace_block(text, name, lines) or text
     benchmarks_md.write_text(text, encoding="utf8")
     print(f"wrote {benchmarks_md} and {readme_table}")
     if readme is not None and readme.exists():
-        text = readme.read_text(encoding="utf8")
-        readme_link = Path(os.path.relpath(benchmarks_md.resolve(), readme.resolve().parent)).as_posix()
-        for name, lines in (("chooser", chooser(groups, speed)),
-                            ("results", fair_table(groups, False, readme_link, speed)),
-                            ("results-trf", fair_table(groups, True, readme_link, speed, explain=False))):
-            replaced = replace_block(text, name, lines)
-            if replaced is None:
-                print(f"{readme} has no <!-- {name}:start --> ... <!-- {name}:end --> block: left as it is")
-            else:
-                text = replaced
-        readme.write_text(text, encoding="utf8")
-        print(f"wrote the results tables into {readme}")
+        text = replace_block(readme.read_text(encoding="utf8"), "summary", summary(groups))
+        if text is None:
+            print(f"{readme} has no <!-- summary:start --> ... <!-- summary:end --> block: left as it is")
+        else:
+            readme.write_text(text, encoding="utf8")
+            print(f"wrote the chooser's summary into {readme}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ def annotate_cli(
     errors_path: Optional[Path] = Opt(None, "--errors",
                                       help="Write malformed input lines here and go on "
                                            "(default: stop at the first, with its line number)"),
+    max_length: Optional[int] = Opt(None, "--max-length", min=1,
+                                    help="The longest document in characters (default: the pipeline's "
+                                         "nlp.max_length, 1,000,000 unless its config sets it)"),
     show_progress: bool = Opt(True, "--progress/--no-progress",
                               help="Show a progress bar with docs/s (on a terminal only)"),
     # fmt: on
@@ -49,6 +52,7 @@ def annotate_cli(
     number (from 1, blank lines counted, as a string) where it has none, to
     join the output back to the input; on Ray such a record's id is null. A
     run saves its progress as it goes: after a crash, rerun it with --resume.
+    A document longer than --max-length characters is a malformed line.
     For local annotation into .spacy files, `spacy apply` does it.
     """
     spans_keys = spans_keys or None
@@ -57,9 +61,14 @@ def annotate_cli(
             from ..errors import Errors
             from ..scale.ray_annotate import ray_annotate
 
-            for option, given in (("--resume", resume), ("--errors", errors_path is not None)):
+            retried = "Ray Data reads and retries the corpus itself"
+            for option, given, why in (
+                ("--resume", resume, retried),
+                ("--errors", errors_path is not None, retried),
+                ("--max-length", max_length is not None, "Ray's workers load the pipeline as saved"),
+            ):
                 if given:
-                    raise ValueError(Errors.E507.format(option=option))
+                    raise ValueError(Errors.E507.format(option=option, why=why))
 
             count = ray_annotate(
                 model, input_path, output_path, address=address, num_workers=workers,
@@ -77,7 +86,7 @@ def annotate_cli(
             summary = annotate_file(
                 nlp, input_path, output_path, errors_path=errors_path, resume=resume,
                 batch_size=batch_size, n_process=n_process, spans_keys=spans_keys,
-                show_progress=show_progress,
+                show_progress=show_progress, max_length=max_length,
             )
             count = summary["records"]
             if summary["start_line"]:

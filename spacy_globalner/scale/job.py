@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import os
 import time
+import warnings
 from collections import deque
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
@@ -35,7 +36,7 @@ from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 import srsly
 from spacy.language import Language
 
-from ..errors import Errors
+from ..errors import Errors, Warnings
 from ..validation import check_int
 from .lock import output_lock
 from .reader import Line, PathLike, check_encoding, read_lines
@@ -95,6 +96,17 @@ def annotate_lines(
         yield pending.popleft(), None
 
 
+def _refuse_too_long(lines: Iterable[Line], path: Path, max_length: int) -> Iterator[Line]:
+    """The lines, a document longer than max_length marked malformed (E510): as
+    any malformed line it stops the job or goes to the error file, where nlp.pipe
+    would raise spaCy's E088 and end the stream without its line number."""
+    for line in lines:
+        if line.error is None and len(line.text) > max_length:
+            error = Errors.E510.format(path=path, line_no=line.line_no, length=len(line.text), max_length=max_length)
+            line = line._replace(error=error, raw=line.text)
+        yield line
+
+
 def _annotate_in_zones(
     nlp: Language, lines: Iterator[Line], *, zone_size: int, n_process: int, **kwargs: Any
 ) -> Iterator[Tuple[Line, Optional[Record]]]:
@@ -150,12 +162,13 @@ def _open_for_resume(path: Path, size: int, what: str):
 def _load_progress(marker: Path, input_path: Path, errors_path: Optional[Path]) -> Dict[str, Any]:
     state = srsly.read_json(marker)
     end = state["input_offset"]
-    if (
-        state["input"] != str(input_path.resolve())
-        or input_path.stat().st_size < end
-        or _fingerprint(input_path, end) != state["input_fingerprint"]
-    ):
-        raise ValueError(Errors.E503.format(marker=marker, input=state["input"], path=input_path))
+    # The bytes before the resume point identify the input, not its path: a
+    # copy, or the file re-encoded as UTF-8 after a line stopped the run
+    # (E500), goes on from where the run stopped.
+    if input_path.stat().st_size < end or _fingerprint(input_path, end) != state["input_fingerprint"]:
+        raise ValueError(
+            Errors.E503.format(marker=marker, input=state["input"], line_no=state["input_line"], path=input_path)
+        )
     if state.get("errors_path") != (None if errors_path is None else str(errors_path.resolve())):
         # Lines set aside so far are in the other error file (or none was kept):
         # start this one afresh.
@@ -177,6 +190,7 @@ def annotate_file(
     show_progress: bool = False,
     checkpoint_every: int = 1000,
     zone_size: int = 10000,
+    max_length: Optional[int] = None,
 ) -> Dict[str, int]:
     """Annotate a corpus file into a JSON lines file of records, as described above.
 
@@ -191,6 +205,8 @@ def annotate_file(
     show_progress (bool): Show a progress bar with documents/s (only on a terminal).
     checkpoint_every (int): Lines between two saves of the progress.
     zone_size (int): Lines per spaCy memory zone (one process only).
+    max_length (Optional[int]): The longest document in characters, for this call
+        (None: nlp.max_length). A longer one is a malformed line (E510).
     RETURNS (Dict[str, int]): "records" and "errors" in the output and error files,
         "new_records" and "new_errors" written by this call, "start_line" (the line
         it resumed after, 0 when it started afresh).
@@ -198,21 +214,30 @@ def annotate_file(
     input_path, output_path = Path(input_path), Path(output_path)
     errors_path = None if errors_path is None else Path(errors_path)
     for name, value in (("batch_size", batch_size), ("n_process", n_process), ("zone_size", zone_size),
-                        ("checkpoint_every", checkpoint_every)):
+                        ("checkpoint_every", checkpoint_every), ("max_length", max_length)):
         # n_process=-1 is nlp.pipe's "one process per CPU"
-        if (name, value) != ("n_process", -1):
+        if (name, value) not in (("n_process", -1), ("max_length", None)):
             check_int(value, name, "annotate", error=Errors.E403)
     if not input_path.is_file():
         raise ValueError(Errors.E400.format(path=input_path))
     if errors_path is not None and errors_path.resolve() == output_path.resolve():
         raise ValueError(Errors.E505.format(path=errors_path))
     check_encoding(input_path)  # before the output is touched
-    with output_lock(output_path):
-        return _annotate_file(
-            nlp, input_path, output_path, errors_path=errors_path, resume=resume, batch_size=batch_size,
-            n_process=n_process, spans_keys=spans_keys, show_progress=show_progress,
-            checkpoint_every=checkpoint_every, zone_size=zone_size,
-        )
+    default_length = nlp.max_length
+    if max_length is not None:
+        nlp.max_length = max_length
+    try:
+        with output_lock(output_path):
+            summary = _annotate_file(
+                nlp, input_path, output_path, errors_path=errors_path, resume=resume, batch_size=batch_size,
+                n_process=n_process, spans_keys=spans_keys, show_progress=show_progress,
+                checkpoint_every=checkpoint_every, zone_size=zone_size,
+            )
+    finally:
+        nlp.max_length = default_length
+    if summary["records"] == 0 and summary["errors"] == 0:
+        warnings.warn(Warnings.W500.format(path=input_path, output=output_path))
+    return summary
 
 
 def _annotate_file(
@@ -269,7 +294,10 @@ def _annotate_file(
         )
         _write_atomic(marker, state)
 
-    lines = read_lines(input_path, start=state["input_offset"], start_line=state["input_line"])
+    lines = _refuse_too_long(
+        read_lines(input_path, start=state["input_offset"], start_line=state["input_line"]),
+        input_path, nlp.max_length,
+    )
     stream = _annotate_in_zones(
         nlp, lines, zone_size=zone_size, n_process=n_process, stop_on_error=errors_path is None,
         batch_size=batch_size, spans_keys=spans_keys,

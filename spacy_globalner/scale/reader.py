@@ -95,6 +95,11 @@ def _wide_encoding(head: bytes) -> Optional[Tuple[str, str, str]]:
     return name, evidence, name
 
 
+def utf8_name(path: Path) -> Path:
+    """The name an error message suggests for a re-encoded copy of a corpus."""
+    return path.with_name(f"{path.stem}.utf8{path.suffix}")
+
+
 def check_encoding(path: PathLike) -> None:
     """Raise E508 where a corpus is UTF-16 or UTF-32 (a byte order mark, or
     NUL bytes at its start): read as UTF-8, its first line would be an error
@@ -110,7 +115,7 @@ def check_encoding(path: PathLike) -> None:
         raise ValueError(
             Errors.E508.format(
                 path=path, encoding=encoding, evidence=evidence, iconv=iconv,
-                suggested=path.with_name(f"{path.stem}.utf8{path.suffix}"),
+                suggested=utf8_name(path),
             )
         )
 
@@ -156,7 +161,8 @@ def read_lines(
             except UnicodeDecodeError as err:
                 shown = raw.decode("utf8", errors="replace")
                 message = Errors.E500.format(
-                    path=path, line_no=line_no, pos=err.start, value=_quote(raw[max(0, err.start - 20):err.end + 20])
+                    path=path, line_no=line_no, pos=err.start, value=_quote(raw[max(0, err.start - 20):err.end + 20]),
+                    suggested=utf8_name(path),
                 )
                 yield Line(line_no, end, error=message, raw=shown)
                 continue

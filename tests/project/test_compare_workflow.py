@@ -145,9 +145,9 @@ def test_compare_writes_one_json_per_seed(project, capfd):
     assert memory.returncode == 0, memory.stderr[-3000:]
     assert [line.split(":")[0] for line in memory.stdout.splitlines() if "peak RSS" in line] == [
         f"global_pointer/global_pointer/{RUN}", f"global_pointer/spancat/{RUN}"]
-    # `tables` writes BENCHMARKS.md's block and the README's comparison from these files
+    # `tables` writes BENCHMARKS.md's blocks and the README's summary from these files
     readme = project.parent / "README.md"
-    readme.write_text("# Title\n\n<!-- results:start -->\nold\n<!-- results:end -->\n\nafter\n")
+    readme.write_text("# Title\n\n<!-- summary:start -->\nold\n<!-- summary:end -->\n\nafter\n")
     run_project_step(project, capfd, "tables")
     page = (project / "BENCHMARKS.md").read_text()
     f = [100 * json.loads((runs / "global_pointer" / RUN / f"seed{seed}.json").read_text())["scores"]["spans"]["f"]
@@ -157,11 +157,11 @@ def test_compare_writes_one_json_per_seed(project, capfd):
     assert f"| 3 on 40 train sentences | `global_pointer` | 2 | test | all spans | {mean_f} |" in page
     assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
     assert "| `global_pointer` | 3 on 40 train sentences | spaCy `spancat` | 1 | test | all spans |" in page
-    text = readme.read_text()
-    assert text.startswith("# Title\n\n<!-- results:start -->\nEach package head") and text.endswith("\nafter\n")
-    assert "\nold\n" not in text
     assert (f"| GENIA | all spans | `global_pointer.cfg` | 3 on 40 train sentences | `global_pointer` "
-            f"| {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}) | spaCy `spancat` | {spancat_f:.1f} |") in text
+            f"| {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}) | spaCy `spancat` | {spancat_f:.1f} |") in page
+    text = readme.read_text()
+    assert text.startswith("# Title\n\n<!-- summary:start -->\n- `global_pointer`: ") and text.endswith("\nafter\n")
+    assert "\nold\n" not in text
 
 
 def test_config_names_and_the_corpus_language():
@@ -182,6 +182,11 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
+    # The flat configs are English; a GermEval run trains German, as the records measured.
+    stats = {"lang": "de", "train": {"max_length": 5}}
+    config = compare.compose(REPO_ROOT / "configs" / "lcrf_ner.cfg", None, stats, PROJECT / "x.json")
+    assert config["nlp"]["lang"] == "de"
+    assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
 
 
 def test_a_variant_changes_the_head_settings_it_names(tmp_path):

@@ -2,7 +2,8 @@
 on a few dozen GENIA sentences: the corpus, then a pipeline trained for a few
 updates in place of pipeline-train's 4,000, then the threshold on dev, the
 test split's scores, and the package: a wheel in packages/ beside the JSON its
-model card quotes, with GENIA's license inside."""
+model card quotes, with GENIA's license inside and a head that holds its own
+tok2vec."""
 import json
 import shutil
 import subprocess
@@ -78,5 +79,8 @@ def test_pipeline_commands_build_the_package(project):
     assert "[spacy-globalner]()" not in card
     names = zipfile.ZipFile(wheel).namelist()
     assert any(name.endswith("/GENIA_LICENSE.txt") for name in names)
-    config = next(name for name in names if name.endswith("/config.cfg"))
-    assert f"threshold = {threshold}" in zipfile.ZipFile(wheel).read(config).decode()
+    config = zipfile.ZipFile(wheel).read(next(name for name in names if name.endswith("/config.cfg"))).decode()
+    assert f"threshold = {threshold}" in config
+    # The head holds its own tok2vec, so it can be sourced alone into another pipeline.
+    assert "[components.tok2vec]" not in config and "Tok2VecListener" not in config
+    assert 'pipeline = ["global_pointer"]' in config

@@ -1,6 +1,7 @@
 """The tables `spacy project run tables` writes from compare's JSON: which
 runs are set side by side, what each verdict supports, the head chooser and
-the papers' claims, on run JSONs written as compare.py writes them."""
+the papers' claims, and the README's summary of the chooser, on run JSONs
+written as compare.py writes them."""
 import json
 import sys
 
@@ -10,7 +11,7 @@ from tests.helpers import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "project" / "scripts"))
 
-from chooser import chooser  # noqa: E402
+from chooser import chooser, summary  # noqa: E402
 from claims import claims_table  # noqa: E402
 from pairing import pairs  # noqa: E402
 from run_groups import Key, read_runs  # noqa: E402
@@ -342,3 +343,22 @@ def test_the_head_chooser_says_where_each_head_leads_and_where_nowhere(tmp_path)
     assert "| nowhere yet |" in crener
     assert "| no run beside spaCy's head yet |" in rows["| `cse_ner`"]
     assert crener.endswith("| 1,000-1,000 | 900 | - |")
+
+
+def test_the_readme_summary_gives_each_head_a_line_from_the_chooser(tmp_path):
+    """What the README says of each head is the chooser's verdicts, claims first."""
+    write_runs(tmp_path, [
+        *(fake_run("genia", "global_pointer", "global_pointer", seed, f) for seed, f in enumerate((0.75, 0.76, 0.77))),
+        *(fake_run("genia", "global_pointer", "spancat", seed, f) for seed, f in enumerate((0.72, 0.73, 0.74))),
+        fake_run("resume", "global_pointer", "global_pointer", 0, 0.93, nested=False),
+        fake_run("resume", "global_pointer", "ner", 0, 0.92, nested=False),
+        *(fake_run("weibo", "crener", "crener", seed, 0.40, nested=False) for seed in range(3)),
+        *(fake_run("weibo", "crener", "ner", seed, 0.45, nested=False) for seed in range(3)),
+    ])
+    lines = summary(read_runs(tmp_path))
+    assert lines == [
+        "- `global_pointer`: ahead, a claim: GENIA all spans +3.00 on spaCy `spancat` (3 seeds, test). "
+        "Ahead, not a claim: Resume `doc.ents` +1.00 on spaCy `ner` (1 seed, test).",
+        "- `crener`: no claim yet. Level or behind: Weibo `doc.ents` -5.00 on spaCy `ner` (3 seeds, test): "
+        "spaCy `ner` ahead, a claim.",
+    ]

@@ -1,6 +1,8 @@
 """annotate_file, the job behind `spacy globalner annotate`: malformed lines
 reported with their numbers, set aside or stopping the job, and a stopped job
 resumed from its progress file."""
+import warnings
+
 import pytest
 import spacy
 import srsly
@@ -111,8 +113,8 @@ def test_resume_checks_its_input(nlp, tmp_path):
         annotate_file(nlp, corpus, out, errors_path=out)
 
 
-@pytest.mark.parametrize("option", [["--resume"], ["--errors", "bad.jsonl"]])
-def test_ray_rejects_resume_and_errors(tmp_path, option):
+@pytest.mark.parametrize("option", [["--resume"], ["--errors", "bad.jsonl"], ["--max-length", "2000000"]])
+def test_ray_rejects_resume_errors_and_max_length(tmp_path, option):
     from typer.testing import CliRunner
 
     from spacy_globalner.cli import globalner_cli
@@ -187,3 +189,19 @@ def test_annotate_cli_gives_a_line_without_id_its_line_number(tmp_path):
     result = CliRunner().invoke(globalner_cli, args + ["--resume"])
     assert result.exit_code == 0, result.output
     assert [r["id"] for r in read_records(out)] == ["1", "x", "4", "5", "6"]
+
+
+def test_an_input_without_documents_warns_once_a_run_finds_none(nlp, tmp_path):
+    corpus = tmp_path / "blank.jsonl"
+    corpus.write_bytes(b"\n\n")
+    out = tmp_path / "out.jsonl"
+    with pytest.warns(UserWarning, match=r"\[W500\] No documents were read from"):
+        summary = annotate_file(nlp, corpus, out)
+    assert summary["records"] == 0 and out.read_bytes() == b""
+    # A finished job resumed with nothing new wrote its records before: no warning.
+    write_corpus(corpus, sample_texts(2))
+    annotate_file(nlp, corpus, out)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert annotate_file(nlp, corpus, out, resume=True)["new_records"] == 0
+    assert not [w for w in caught if "[W500]" in str(w.message)]
