@@ -15,6 +15,7 @@ stops and tried once more. After every trial OUTPUT holds:
 """
 import json
 import time
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -163,12 +164,19 @@ def _storage(optuna, url: str):
     """An RDB storage (SQLite, PostgreSQL, MySQL) with heartbeats, so that a
     trial whose process died is failed and retried; any other URL as Optuna
     takes it."""
-    if url.split(":", 1)[0].split("+", 1)[0] in ("sqlite", "postgresql", "mysql"):
-        from optuna.storages import RDBStorage, RetryFailedTrialCallback
+    if url.split(":", 1)[0].split("+", 1)[0] not in ("sqlite", "postgresql", "mysql"):
+        return url
+    from optuna import storages
 
-        return RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
-                          failed_trial_callback=RetryFailedTrialCallback(max_retry=1))
-    return url
+    with warnings.catch_warnings():
+        # Heartbeats are marked experimental; the retry callback's name
+        # changed in Optuna 4.9 (RetryFailedTrialCallback before it).
+        warnings.simplefilter("ignore")
+        if hasattr(storages, "RetryHeartbeatStaleTrialCallback"):
+            retry = {"heartbeat_stale_trial_callback": storages.RetryHeartbeatStaleTrialCallback(max_retry=1)}
+        else:
+            retry = {"failed_trial_callback": storages.RetryFailedTrialCallback(max_retry=1)}
+        return storages.RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS, **retry)
 
 
 def _import_optuna():
