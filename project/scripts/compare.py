@@ -498,7 +498,8 @@ def run_seed(
         "head": spacy_head or package_config,
         "encoder_of": package_config,
         "settings": head_settings,
-        "tuned": {key: tuned[key] for key in ("study", "trial", "value", "metric", "params")} if tuned else None,
+        "tuned": {key: tuned[key] for key in ("study", "trial", "value", "metric", "params", "finished_trials")}
+        if tuned else None,
         "transformer": portable(config["paths"]["transformer"]) if config["paths"].get("transformer") else None,
         "seed": seed,
         "source": "compare",

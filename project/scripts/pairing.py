@@ -116,3 +116,32 @@ def pairs(groups: Dict[Key, Group], transformer: bool, same_split: bool = True) 
     return found
 
 
+
+
+TUNED_SETTING = "tuned"
+
+
+def tuned_study(group: Group) -> Optional[Dict]:
+    """The study a group's runs trained the chosen settings of (compare's
+    `tuned=NAME`), as its first run records it; None for an untuned group."""
+    return group.runs[0].get("tuned") if TUNED_SETTING in (group.runs[0].get("settings") or {}) else None
+
+
+def tuned_pairs(groups: Dict[Key, Group]) -> List[Tuple[Group, Group, str]]:
+    """(package head, spaCy head, view) where both were tuned on one corpus and
+    encoder by studies of as many finished trials, then run at their own
+    chosen settings (and so budgets), both scored on the same split."""
+    found = []
+    heads = [g for g in groups.values() if not g.is_spacy and tuned_study(g) and g.base == g.key.encoder]
+    order = corpus_order({g.key.corpus for g in heads})
+    for head in sorted(heads, key=lambda g: (order.index(g.key.corpus), g.key)):
+        for spacy_head, view in SPACY_HEADS.items():
+            for key, baseline in sorted(groups.items()):
+                study = tuned_study(baseline)
+                if (key[:2] != head.key[:2] or baseline.base != spacy_head or study is None
+                        or baseline.on_test != head.on_test
+                        or study.get("finished_trials") != tuned_study(head).get("finished_trials")):
+                    continue
+                if view == "ents" or head.nested:
+                    found.append((head, baseline, view))
+    return found

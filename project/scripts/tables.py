@@ -39,7 +39,7 @@ import typer
 from chooser import chooser, summary
 from claims import claims_table
 from compare import LEARN_RATE_SCALE
-from pairing import head_rate, pairs, raised_rates, rate_chosen_on_dev
+from pairing import head_rate, pairs, raised_rates, rate_chosen_on_dev, tuned_pairs, tuned_study
 from run_groups import (
     SPACY_HEADS,
     TRANSFORMER_SUFFIX,
@@ -98,7 +98,8 @@ def rate_choices(groups: Dict[Key, Group]) -> List[str]:
     return lines
 
 # The transformers the runs fine-tuned, by a part of the path they were loaded from.
-TRANSFORMER_NAMES = {"minilm_l6_v2": "all-MiniLM-L6-v2 (BERT, 6 layers, 384 wide, 22.7M parameters)"}
+TRANSFORMER_NAMES = {part: "all-MiniLM-L6-v2 (BERT, 6 layers, 384 wide, 22.7M parameters)"
+                     for part in ("minilm_l6_v2", "minilm-l6-v2")}
 
 
 def transformer_name(group: Group) -> str:
@@ -133,7 +134,11 @@ def explanation(link: str) -> List[str]:
         "mean (min-max) over the seeds; every threshold (`global_pointer`'s, `crener`'s, `spancat`'s) chosen",
         "on the whole dev split, test read once, by each run's final scoring step. All spans: every gold",
         "entity, nested ones included; `doc.ents`: the flat layer against the outermost gold layer. A gap is",
-        f"claimed only at {MIN_SEEDS} seeds a side and {MIN_GAP:g} F or more, unrounded. Rows marked `dev half`",
+        f"claimed only at {MIN_SEEDS} seeds a side, {MIN_GAP:g} F or more unrounded, the seeds' ranges apart and",
+        "a paired test on the test sentences at p < 0.05 (approximate randomization, scripts/significance.py),",
+        "whose p the verdict prints where the runs kept their sentences' counts. spaCy's head runs on the",
+        "package config's settings, which were chosen for the package head: the table of heads tuned",
+        "equally, below, is the one that separates the head from its settings. Rows marked `dev half`",
         "were scored before the test splits, on the odd-numbered half of dev with thresholds from the other",
         "half, a half that helped choose the package configs' settings. Predict words/s: one seed's pipelines",
         "(the command under the table names it) taking turns in one process, one thread (CPU time);",
@@ -206,6 +211,52 @@ def fair_table(groups: Dict[Key, Group], transformer: bool, link: str,
     return lines
 
 
+TUNED_HEADER = [
+    "| corpus | score | encoder of | trials a side | head | chosen | F | spaCy head | chosen | F "
+    "| head - spaCy | verdict | scored on |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def chosen_cell(group: Group) -> str:
+    """What a study chose, briefly: budget, rate, dropout, widths."""
+    params = tuned_study(group)["params"]
+    short = {"training.max_steps": "{:,} updates", "training.optimizer.learn_rate.initial_rate": "rate {:.4f}",
+             "training.dropout": "dropout {:.2f}", "components.tok2vec.model.encode.width": "width {}",
+             "components.tok2vec.model.encode.depth": "depth {}"}
+    parts = [form.format(params[key]) for key, form in short.items() if key in params]
+    parts += [f"{key.rsplit('.', 1)[-1]} {value}" for key, value in params.items() if key not in short]
+    return ", ".join(parts)
+
+
+def tuned_table(groups: Dict[Key, Group], link: str) -> List[str]:
+    """Both sides tuned equally: the same trials over the same shared settings
+    and each over its own head's, chosen on dev by the same rule, then run
+    per seed at their choice and scored on test."""
+    rows = tuned_pairs(groups)
+    if not rows:
+        return ["No pair tuned equally yet: `spacy project run tune project/ --vars.corpus wnut17 --vars.config "
+                "global_pointer` and `--vars.config ner --vars.tune_space ner.json`, then `compare` with "
+                "`--vars.config global_pointer,tuned=global_pointer` and `ner,tuned=ner`."]
+    lines = [
+        "**Tuned equally.** Both heads of a row were tuned by `spacy globalner tune` (Optuna, median pruning)",
+        "on the dev split with the same number of finished trials over the same shared settings (optimizer",
+        "rate, budget in updates, dropout, encoder width and depth: configs/spaces/shared.json) and over their",
+        "own head's width, the same sampler seed, and the same rule (the dev score at the end of the budget);",
+        "each then trained at its own choice per seed and was scored once on the official test split (F in %,",
+        "thresholds chosen on dev as above). Studies: `benchmarks/tuning/CORPUS/HEAD/trials.json`.", "",
+        *TUNED_HEADER]
+    for head, baseline, view in rows:
+        gap, what = verdict(head, baseline, view)
+        seeds = f"{len(head.seeds)} / {len(baseline.seeds)}"
+        lines.append(
+            f"| {corpus_name(head.key.corpus)} | {VIEWS[view]} | {encoder_label(head.key.encoder)} "
+            f"| {tuned_study(head)['finished_trials']} | {head_label(head)} | {chosen_cell(head)} | {head.f(view)} "
+            f"| {head_label(baseline)} | {chosen_cell(baseline)} | {baseline.f(view)} "
+            f"| {gap} | {what} (seeds {seeds}{code_note(head, baseline)}) | {head.split} |")
+    lines += ["", f"Each row's runs and commands: [{link_label(link)}]({link})."]
+    return lines
+
+
 def compare_tables(groups: Dict[Key, Group]) -> List[str]:
     lines = [
         "Every run of the `compare` workflow, by corpus and by the package config whose encoder, optimizer,",
@@ -272,14 +323,16 @@ def main(
     speed = read_speed(speed_dir)
     link = Path(os.path.relpath(benchmarks_md.resolve(), readme_table.resolve().parent)).as_posix()
     cpu, trf = fair_table(groups, False, link, speed), fair_table(groups, True, link, speed)
-    readme_table.write_text("\n".join(cpu + ["", "On a transformer:", ""] + trf) + "\n", encoding="utf8")
+    tuned = tuned_table(groups, link)
+    readme_table.write_text("\n".join(cpu + ["", "On a transformer:", ""] + trf + ["", *tuned]) + "\n",
+                            encoding="utf8")
     text = replace_block(benchmarks_md.read_text(encoding="utf8"), "compare", compare_tables(groups))
     if text is None:
         raise SystemExit(f"{benchmarks_md} has no <!-- compare:start --> ... <!-- compare:end --> block")
     # The page's own fair tables link to its list of runs.
     for name, lines in (("chooser", chooser(groups, speed)), ("results", fair_table(groups, False, RUNS, speed)),
                         ("results-trf", fair_table(groups, True, RUNS, speed, explain=False)),
-                        ("claims", claims_table(groups))):
+                        ("tuned", tuned_table(groups, RUNS)), ("claims", claims_table(groups))):
         text = replace_block(text, name, lines) or text
     benchmarks_md.write_text(text, encoding="utf8")
     print(f"wrote {benchmarks_md} and {readme_table}")

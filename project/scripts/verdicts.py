@@ -12,13 +12,16 @@ import subprocess
 from pathlib import Path
 from typing import Optional, Tuple
 
-from run_groups import Group, head_label
+from run_groups import Group, dev_score, head_label
 from significance import ALPHA, pooled_p
 
 from common import PACKAGE_CONFIGS
 
 MIN_GAP = 1.0
 MIN_SEEDS = 3
+# A side whose training ended on dev at under this share of the other's dev
+# score did not converge: its gap says nothing of the head.
+CONVERGED_SHARE = 0.5
 
 SEED_WORDS = {1: "one seed", 2: "two seeds"}
 
@@ -72,6 +75,10 @@ def verdict(head: Group, baseline: Group, view: str) -> Tuple[str, str]:
     if ours is None or theirs is None:
         return "-", "-"
     gap = ours - theirs
+    for side, other in ((head, baseline), (baseline, head)):
+        dev, other_dev = dev_score(side), dev_score(other)
+        if dev is not None and other_dev is not None and dev < CONVERGED_SHARE * other_dev:
+            return "-", f"{head_label(side)} did not converge (dev F {100 * dev:.1f})"
     seeds = seeds_a_side(head, baseline)
     winner = head_label(head) if gap > 0 else head_label(baseline)
     p = p_value(head, baseline, view)

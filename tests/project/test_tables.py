@@ -16,7 +16,7 @@ from claims import claims_table  # noqa: E402
 from pairing import pairs  # noqa: E402
 from run_groups import Key, read_runs  # noqa: E402
 from speeds import read_speed  # noqa: E402
-from tables import compare_tables, fair_table  # noqa: E402
+from tables import compare_tables, fair_table, tuned_table  # noqa: E402
 
 SENTENCES = 1000
 
@@ -362,3 +362,37 @@ def test_the_readme_summary_gives_each_head_a_line_from_the_chooser(tmp_path):
         "- `crener`: no claim yet. Level or behind: Weibo `doc.ents` -5.00 on spaCy `ner` (3 seeds, test): "
         "spaCy `ner` ahead, a claim.",
     ]
+
+
+def test_heads_tuned_equally_sit_side_by_side_at_their_own_chosen_budgets(tmp_path):
+    """A tuned package head is set beside spaCy's head tuned on the same corpus
+    and encoder with as many finished trials, whatever budget each chose; a
+    study of another size is no pair."""
+    def tuned_run(head, study, seed, f, steps, trials=8):
+        run = fake_run("wnut17", "global_pointer", f"{head},tuned={study}", seed, f, nested=False, steps=steps)
+        params = {"training.max_steps": steps, "training.dropout": 0.1}
+        return {**run, "settings": {"tuned": study},
+                "tuned": {"study": study, "trial": 2, "value": 0.2, "metric": "ents_f", "params": params,
+                          "finished_trials": trials}}
+    write_runs(tmp_path, [
+        *(tuned_run("global_pointer", "global_pointer", s, f, 3500) for s, f in enumerate((0.20, 0.21, 0.22))),
+        *(tuned_run("ner", "ner", s, f, 2500) for s, f in enumerate((0.15, 0.16, 0.17))),
+        *(tuned_run("ner", "ner6", s, 0.10, 2000, trials=6) for s in range(3)),
+    ])
+    groups = read_runs(tmp_path)
+    lines = tuned_table(groups, "B.md")
+    rows = [line for line in lines if line.startswith("| WNUT-17")]
+    assert rows == [
+        "| WNUT-17 | `doc.ents` | `global_pointer.cfg` | 8 | `global_pointer`, `tuned=global_pointer` "
+        "| 3,500 updates, dropout 0.10 | 21.0 (20.0-22.0) | spaCy `ner`, `tuned=ner` | 2,500 updates, dropout 0.10 "
+        "| 16.0 (15.0-17.0) | +5.00 | `global_pointer`, `tuned=global_pointer` ahead, p < 0.001 (seeds 3 / 3) "
+        "| test |"]
+    assert not any("tuned=" in line for line in fair_table(groups, False, "B.md"))
+
+
+def test_a_side_that_did_not_converge_gets_no_gap(tmp_path):
+    def run(head, seed, f, dev):
+        return {**fake_run("genia", "crener_trf", head, seed, f), "train": {"final_dev_score": dev}}
+    write_runs(tmp_path, [run("crener_trf", 0, 0.33, 0.17), run("spancat", 0, 0.70, 0.71)])
+    (row,) = [line for line in fair_table(read_runs(tmp_path), True, "B.md") if line.startswith("| GENIA")]
+    assert "| - | `crener_trf` did not converge (dev F 17.0) (seeds 1 / 1) |" in row
