@@ -15,6 +15,8 @@ NAMES = {"genia": "GENIA", "germeval2014": "GermEval 2014", "wnut17": "WNUT-17",
 VIEWS = {"spans": "all spans", "ents": "`doc.ents`"}
 SPACY_HEADS = {"spancat": "spans", "ner": "ents"}
 TRANSFORMER_SUFFIX = "_trf"
+# A run whose package commit was not recorded (its JSON's code.note says why).
+UNRECORDED = "unknown"
 
 
 def corpus_name(corpus: str) -> str:
@@ -64,7 +66,7 @@ class Group:
 
     @property
     def commits(self) -> List[str]:
-        return sorted({run["code"]["commit"] or "?" for run in self.runs})
+        return sorted({run["code"]["commit"] or UNRECORDED for run in self.runs})
 
     def values(self, view: str, key: str = "f", scores: str = "scores") -> List[float]:
         return [100 * run[scores][view][key] for run in self.runs
@@ -105,8 +107,8 @@ class Group:
 
     def trained_with(self) -> str:
         first = self.runs[0]
-        commits = sorted({(run["code"]["commit"] or "?")[:7] + ("+" if run["code"]["uncommitted_changes"] else "")
-                          for run in self.runs})
+        commits = sorted({(run["code"]["commit"] or UNRECORDED)[:7]
+                          + ("+" if run["code"]["uncommitted_changes"] else "") for run in self.runs})
         machines = sorted({run["machine"]["gpu"] or f"{run['machine']['cpu']} x{run['machine']['cpu_count']}, "
                            f"{run['machine']['threads']} thread" for run in self.runs})
         # seeds run before and after an edit of the config file (a comment, a shipped threshold) name each version
