@@ -4,8 +4,8 @@ behind, and what it costs to train and to predict; and the README's summary of
 it, a line per head."""
 from typing import Dict, List, Optional, Tuple
 
-from pairing import pairs
-from run_groups import VIEWS, Group, Key, corpus_name, head_label
+from pairing import pairs, tuned_pairs, tuned_study
+from run_groups import VIEWS, Group, Key, corpus_name, head_label, is_transformer
 from speeds import Speed, speed_cell
 from verdicts import is_claim, seeds_a_side, verdict
 
@@ -27,9 +27,11 @@ Pair = Tuple[Group, Group, str]
 
 
 def cpu_pairs(groups: Dict[Key, Group]) -> Dict[str, List[Pair]]:
-    """The fair table's pairs on CPU encoders, by the package head's encoder."""
+    """The fair table's pairs on CPU encoders and the pairs tuned equally, by
+    the package head's encoder."""
     found: Dict[str, List[Pair]] = {}
-    for head, baseline, view in pairs(groups, transformer=False):
+    tuned = [pair for pair in tuned_pairs(groups) if not is_transformer(pair[0].key.encoder)]
+    for head, baseline, view in [*pairs(groups, transformer=False), *tuned]:
         found.setdefault(head.key.encoder, []).append((head, baseline, view))
     return found
 
@@ -41,8 +43,9 @@ def standings(rows: List[Pair]) -> Dict[str, List[str]]:
     for head, baseline, view in rows:
         gap, _ = verdict(head, baseline, view)
         seeds = seeds_a_side(head, baseline)
+        equally = ", tuned equally" if tuned_study(head) else ""
         where = (f"{corpus_name(head.key.corpus)} {VIEWS[view]} {gap} on "
-                 f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split})")
+                 f"{head_label(baseline)} ({seeds} seed{'s' * (seeds > 1)}, {head.split}{equally})")
         claim = is_claim(head, baseline, view)
         if head.mean(view) > baseline.mean(view):
             cells["claimed" if claim else "ahead"].append(where)

@@ -176,20 +176,24 @@ def versions() -> Dict[str, str]:
             "python": platform.python_version()}
 
 
-def spacy_head_block(head: str, transformer: bool = False) -> "Config":
-    """[components.HEAD] (without model.tok2vec) and [training.score_weights] of
-    spaCy's own HEAD as `spacy init config -p HEAD` writes them (`-G` where
-    TRANSFORMER)."""
+def spacy_head_block(head: str, transformer: bool = False, pipes: Optional[List[str]] = None) -> "Config":
+    """[components.PIPE] (without model.tok2vec) for each of PIPES (default:
+    [HEAD]) and [training.score_weights] of spaCy's own HEAD as `spacy init
+    config -p PIPES` writes them (`-G` where TRANSFORMER)."""
     from spacy.cli.init_config import init_config
     from thinc.api import Config
 
-    generated = init_config(lang="en", pipeline=[head], gpu=transformer, silent=True)
-    component = copy.deepcopy(dict(generated["components"][head]))
-    component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+    pipes = pipes or [head]
+    generated = init_config(lang="en", pipeline=pipes, gpu=transformer, silent=True)
+    components = {}
+    for pipe in pipes:
+        component = copy.deepcopy(dict(generated["components"][pipe]))
+        component["model"] = {k: v for k, v in component["model"].items() if k != "tok2vec"}
+        components[pipe] = component
     weights = {k: v for k, v in generated["training"]["score_weights"].items() if v is not None}
     total = sum(weights.values()) or 1.0
     weights = {k: v / total for k, v in weights.items()}
-    return Config({"components": {head: component}, "training": {"score_weights": weights}})
+    return Config({"components": components, "training": {"score_weights": weights}})
 
 
 def budget_overrides(config_path: Path, steps: int, warmup: int = 0, scale_warmup: bool = True) -> List[str]:

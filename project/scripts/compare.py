@@ -78,7 +78,11 @@ from common import (
 )
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
-SPACY_HEADS = ("ner", "spancat")
+SPACY_HEADS = ("ner", "spancat", "span_finder")
+# spaCy's span_finder runs in front of spancat: it proposes the candidate
+# spans, spancat labels them (its preset_spans suggester), as spaCy's docs
+# pair them to find long spans cheaply.
+SPACY_PIPES = {"span_finder": ["span_finder", "spancat"]}
 BASELINE_ENCODER = "global_pointer"
 DEFAULT_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
 # Settings of the run, not of a head: every head takes them, spaCy's too.
@@ -97,7 +101,7 @@ def parse_config_name(name: str) -> Tuple[str, Optional[str]]:
     if head in SPACY_HEADS:
         return base or BASELINE_ENCODER, head
     if base:
-        raise SystemExit(f"{name!r}: only {' and '.join(SPACY_HEADS)} take an encoder (HEAD@CONFIG)")
+        raise SystemExit(f"{name!r}: only {', '.join(SPACY_HEADS)} take an encoder (HEAD@CONFIG)")
     return head, None
 
 
@@ -196,14 +200,24 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
     del config["components"][heads[0]]
     config["initialize"]["components"].pop(heads[0], None)
     on_transformer = config["components"][encoder]["factory"] == "transformer"
-    block = spacy_head_block(head, transformer=on_transformer)
-    config["components"][head] = copy.deepcopy(dict(block["components"][head]))
-    config["components"][head]["model"]["tok2vec"] = listener
+    pipes = SPACY_PIPES.get(head, [head])
+    block = spacy_head_block(head, transformer=on_transformer, pipes=pipes)
+    for pipe in pipes:
+        config["components"][pipe] = copy.deepcopy(dict(block["components"][pipe]))
+        config["components"][pipe]["model"]["tok2vec"] = copy.deepcopy(listener)
     config["training"]["score_weights"] = dict(block["training"]["score_weights"])
-    config["nlp"]["pipeline"] = [encoder, head]
-    if head == "spancat":
-        sizes = list(range(1, max(1, max_entity_length) + 1))
-        config["components"]["spancat"]["suggester"]["sizes"] = sizes
+    config["nlp"]["pipeline"] = [encoder, *pipes]
+    longest = max(1, max_entity_length)
+    if head == "span_finder":
+        # span_finder learns the gold spans' starts and ends and writes its
+        # candidates (up to the longest training entity) where spancat's
+        # suggester reads them, during training too (annotating_components).
+        config["components"]["span_finder"]["max_length"] = longest
+        config["components"]["spancat"]["suggester"] = {"@misc": "spacy.preset_spans_suggester.v1",
+                                                         "spans_key": config["components"]["span_finder"]["spans_key"]}
+        config["training"]["annotating_components"] = ["span_finder"]
+    elif head == "spancat":
+        config["components"]["spancat"]["suggester"]["sizes"] = list(range(1, longest + 1))
     return config
 
 

@@ -13,7 +13,9 @@ from common import CORPORA
 NAMES = {"genia": "GENIA", "germeval2014": "GermEval 2014", "wnut17": "WNUT-17", "weibo": "Weibo",
          "resume": "Resume", "cluener": "CLUENER"}
 VIEWS = {"spans": "all spans", "ents": "`doc.ents`"}
-SPACY_HEADS = {"spancat": "spans", "ner": "ents"}
+SPACY_HEADS = {"spancat": "spans", "ner": "ents", "span_finder": "spans"}
+# How the tables name a spaCy head that is more than one component.
+SPACY_HEAD_LABELS = {"span_finder": "`span_finder`+`spancat`"}
 TRANSFORMER_SUFFIX = "_trf"
 # A run whose package commit was not recorded (its JSON's code.note says why).
 UNRECORDED = "unknown"
@@ -157,7 +159,8 @@ def is_transformer(encoder: str) -> bool:
 def head_label(group: Group) -> str:
     """`global_pointer`; `lcrf_ner_trf`, `transitions=crf`; spaCy `ner`, `learn_rate_scale=5`."""
     base, *settings = group.key.head.split(",")
-    return ("spaCy " if group.is_spacy else "") + f"`{base}`" + "".join(f", `{setting}`" for setting in settings)
+    name = SPACY_HEAD_LABELS.get(base, f"`{base}`")
+    return ("spaCy " if group.is_spacy else "") + name + "".join(f", `{setting}`" for setting in settings)
 
 
 def updates_cell(group: Group) -> str:

@@ -63,6 +63,7 @@ def main(
     command = [
         "python", "-m", "spacy", "globalner", "tune", str(composed_path), str(space), "--output", str(output),
         "--trials", str(trials), "--storage", f"sqlite:///{output / 'study.db'}", "--threads", str(threads),
+        "--study-name", f"{corpus}-{study_name(config)}",
         *(["--metric", metric] if metric else []),
         "--paths.train", str(corpus_dir / "train.spacy"), "--paths.dev", str(corpus_dir / "dev.spacy"),
         "--training.patience", "0",

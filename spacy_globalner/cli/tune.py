@@ -39,6 +39,8 @@ def tune_cli(
     evals: int = Opt(4, "--evals", min=1, help="Dev evaluations per trial, at equal shares of its budget; all but "
                                                "the last can prune it"),
     startup_trials: int = Opt(3, "--startup-trials", min=0, help="Trials that finish unpruned before pruning starts"),
+    prune_from: int = Opt(50, "--prune-from", min=0, max=100, help="Share of a trial's budget (%) from which it can "
+                                                                   "be pruned"),
     seed: int = Opt(0, "--seed", help="The sampler's seed"),
     code_path: Optional[Path] = Opt(None, "--code", "-c", help="Python file with registered functions the config uses"),
     gpu_id: int = Opt(-1, "--gpu-id", "-g", help="GPU to train on (-1: CPU)"),
@@ -60,7 +62,7 @@ def tune_cli(
             require_gpu(gpu_id)
         study = run_study(config_path, space_path, output, trials=trials, storage=storage, study_name=study_name,
                           overrides=overrides, metric=metric, evals=evals, startup_trials=startup_trials,
-                          seed=seed, gpu_id=gpu_id)
+                          prune_from=prune_from, seed=seed, gpu_id=gpu_id)
     except ValueError as err:
         msg.fail("Tuning failed", str(err))
         raise typer.Exit(code=1) from None

@@ -3,7 +3,8 @@
 Each trial draws the space's settings (space.suggest), applies them over the
 config as command-line overrides would, trains (trial.train_trial) and is
 pruned when its dev score at a share of its budget falls below the median of
-the trials before it at that share (optuna's MedianPruner). The study lives
+the trials before it at that share (optuna's MedianPruner), from half of
+its budget on by default. The study lives
 in STORAGE (an Optuna storage URL: SQLite by default, or a database several
 machines share): run the command again to resume it, or on another machine
 to add workers. A trial whose process died is failed after its heartbeat
@@ -49,6 +50,7 @@ def run_study(
     metric: Optional[str] = None,
     evals: int = 4,
     startup_trials: int = 3,
+    prune_from: int = 50,
     seed: int = 0,
     gpu_id: int = -1,
 ):
@@ -68,6 +70,9 @@ def run_study(
         weighted score).
     evals (int): Dev evaluations per trial; all but the last can prune it.
     startup_trials (int): Trials that finish unpruned before pruning starts.
+    prune_from (int): The share of its budget (in %) from which a trial can
+        be pruned: earlier dev scores are noisy, and a setting that starts
+        slowly may end best.
     seed (int): The sampler's seed.
     gpu_id (int): GPU to train on (-1: CPU).
     RETURNS (optuna.Study): The study.
@@ -85,7 +90,7 @@ def run_study(
         study_name=study_name or Path(config_path).stem,
         storage=_storage(optuna, storage or f"sqlite:///{output / 'study.db'}"),
         sampler=optuna.samplers.TPESampler(seed=seed),
-        pruner=optuna.pruners.MedianPruner(n_startup_trials=startup_trials, n_warmup_steps=0),
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=startup_trials, n_warmup_steps=prune_from),
         direction="maximize",
         load_if_exists=True,
     )

@@ -70,12 +70,14 @@ def test_checksums_match_the_bytes_in_shared_data(shared_data):
         # Where shared/data has the file as published, the asset must pin it.
         assert asset.get("checksum") == hashlib.md5(local.read_bytes()).hexdigest(), dest
         checked += 1
-    assert checked >= 16
+    # 13: GermEval's three-column files are derived by corpora-extract, not assets
+    assert checked >= 13
 
 
-def test_corpora_extract_unpacks_genia_and_cluener(tmp_path, shared_data):
+def test_corpora_extract_unpacks_genia_and_cluener_and_derives_germeval(tmp_path, shared_data):
     """The archives, built here from a real GENIA XML slice and CLUENER lines,
-    unpacked by `spacy project run corpora-extract` as a user runs it."""
+    unpacked by `spacy project run corpora-extract` as a user runs it, and
+    GermEval 2014's three-column files derived from its official ones."""
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(
         "corpus", "training", "metrics", "benchmarks", "probes", "project.lock", "__pycache__"))
@@ -96,6 +98,11 @@ def test_corpora_extract_unpacks_genia_and_cluener(tmp_path, shared_data):
         archive.writestr("train.json", b"".join(lines))
         archive.writestr("dev.json", b"".join(lines[:2]))
         archive.writestr("test.json", b"")
+    germeval = project / "assets" / "corpora" / "germeval2014"
+    germeval.mkdir(parents=True)
+    # ../shared/data lacks the official train file: dev stands in for it
+    for split, source in (("train", "dev"), ("dev", "dev"), ("test", "test")):
+        shutil.copy(shared_data / "germeval2014" / f"NER-de-{source}.tsv", germeval / f"NER-de-{split}.tsv")
     done = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "corpora-extract", str(project)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -106,3 +113,22 @@ def test_corpora_extract_unpacks_genia_and_cluener(tmp_path, shared_data):
     assert json.loads((genia / "train.jsonl").read_text().splitlines()[0]) == {
         "tokens": expected["tokens"], "entities": expected["entities"]}
     assert (genia / "GENIA_LICENSE.txt").read_text() == (shared_data / "genia" / "GENIA_LICENSE.txt").read_text()
+    assert (germeval / "germ.dev.iob2").read_bytes() == (shared_data / "germeval2014" / "germ.dev.iob2").read_bytes()
+
+
+def test_germeval_three_column_files_derive_from_the_official_ones(tmp_path, shared_data):
+    """germ.*.iob2, which the workflows read and no public address serves, are
+    derived from the official NER-de-*.tsv: dev byte for byte as the runs read
+    it, test but for one token order outside any entity."""
+    from corpus import derive_germeval
+
+    folder = tmp_path / "germeval2014"
+    folder.mkdir()
+    for split in ("dev", "test"):
+        shutil.copy(shared_data / "germeval2014" / f"NER-de-{split}.tsv", folder)
+    derive_germeval(folder)
+    assert (folder / "germ.dev.iob2").read_bytes() == (shared_data / "germeval2014" / "germ.dev.iob2").read_bytes()
+    derived = (folder / "germ.test.iob2").read_text(encoding="utf-8").split("\n")
+    read = (shared_data / "germeval2014" / "germ.test.iob2").read_text(encoding="utf-8").split("\n")
+    assert len(derived) == len(read) and sorted(derived) == sorted(read)
+    assert [i for i, (a, b) in enumerate(zip(derived, read)) if a != b] == [18780, 18781]

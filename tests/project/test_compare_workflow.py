@@ -79,6 +79,7 @@ def test_compare_writes_one_json_per_seed(project, capfd):
                      "--vars.seeds", "2", *SMALL)
     runs = project / "benchmarks" / "runs" / "genia" / "global_pointer"
     training = project / "training" / "compare" / "genia" / "global_pointer"
+    data_dir = project.parent / "data"
     assert sorted(path.name for path in (runs / "global_pointer" / RUN).iterdir()) == ["seed0.json", "seed1.json"]
     assert sorted(path.name for path in (runs / "spancat" / RUN).iterdir()) == ["seed2.json"]
     config_hash = hashlib.sha256((REPO_ROOT / "configs" / "global_pointer.cfg").read_bytes()).hexdigest()
@@ -108,12 +109,19 @@ def test_compare_writes_one_json_per_seed(project, capfd):
         assert run["train"]["wall_seconds"] > 0 and run["train"]["words"] > 0
         assert 100 < run["train"]["peak_rss_mb"] < 100_000
         assert run["command"] == ("spacy project run compare project/ --vars.corpus genia --vars.config "
-                                  f"global_pointer --vars.seeds {seed} --vars.compare_steps 3 "
+                                  f"global_pointer --vars.seeds {seed} --vars.data_dir {data_dir} "
+                                  "--vars.compare_steps 3 "
                                   "--vars.compare_train_limit 40 --vars.compare_dev_limit 30 "
                                   "--vars.threshold_trials 3")
         assert f"--system.seed {seed}" in run["train_command"]
         assert "--training.patience 0" in run["train_command"] and "dev.spacy" in run["train_command"]
         assert (training / "global_pointer" / RUN / f"seed{seed}" / "model-last").exists()
+        # its own training's record beside the model, which a re-score reads
+        trained_record = json.loads((training / "global_pointer" / RUN / f"seed{seed}" / "trained.json").read_text())
+        assert trained_record["code"] == run["code"] and trained_record["started"] == run["started"]
+        # each test sentence's counts, for the paired test
+        assert set(run["test_sentences"]) == {"spans", "ents", "outer"}
+        assert all(len(counts.split(",")) == 30 for counts in run["test_sentences"].values())
     # spaCy's spancat trained on global_pointer's encoder, optimizer, batcher and budget
     baseline = json.loads((runs / "spancat" / RUN / "seed2.json").read_text())
     assert baseline["head"] == "spancat" and baseline["encoder_of"] == "global_pointer"
@@ -155,7 +163,7 @@ def test_compare_writes_one_json_per_seed(project, capfd):
     spancat_f = 100 * baseline["scores"]["spans"]["f"]
     mean_f = f"{sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f})"
     assert f"| 3 on 40 train sentences | `global_pointer` | 2 | test | all spans | {mean_f} |" in page
-    assert "--vars.config global_pointer --vars.seeds 0,1 --vars.compare_steps 3" in page
+    assert f"--vars.config global_pointer --vars.seeds 0,1 --vars.data_dir {data_dir} --vars.compare_steps 3" in page
     assert "| `global_pointer` | 3 on 40 train sentences | spaCy `spancat` | 1 | test | all spans |" in page
     assert (f"| GENIA | all spans | `global_pointer.cfg` | 3 on 40 train sentences | `global_pointer` "
             f"| {sum(f) / 2:.1f} ({min(f):.1f}-{max(f):.1f}) | spaCy `spancat` | {spancat_f:.1f} |") in page
@@ -182,6 +190,18 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
+    # span_finder proposes spans up to the longest entity, spancat labels them,
+    # both listening to the package config's encoder
+    config = compare.compose(REPO_ROOT / "configs" / "global_pointer.cfg", "span_finder", stats, PROJECT / "x.json")
+    assert config["nlp"]["pipeline"] == ["tok2vec", "span_finder", "spancat"]
+    assert config["components"]["span_finder"]["max_length"] == 5
+    assert config["components"]["spancat"]["suggester"] == {"@misc": "spacy.preset_spans_suggester.v1",
+                                                            "spans_key": "sc"}
+    assert config["training"]["annotating_components"] == ["span_finder"]
+    assert (config["components"]["span_finder"]["model"]["tok2vec"]
+            == config["components"]["spancat"]["model"]["tok2vec"]
+            == Config().from_disk(REPO_ROOT / "configs" / "global_pointer.cfg", interpolate=False)[
+                "components"]["global_pointer"]["model"]["tok2vec"])
     # The flat configs are English; a GermEval run trains German, as the records measured.
     stats = {"lang": "de", "train": {"max_length": 5}}
     config = compare.compose(REPO_ROOT / "configs" / "lcrf_ner.cfg", None, stats, PROJECT / "x.json")
@@ -352,7 +372,8 @@ def test_a_run_path_names_the_head_encoder_and_budget():
         "genia/global_pointer_trf/global_pointer_trf,head_lr_scale=5/steps1000-warmup100-train3000")
     assert compare.reproduce_command("genia", "ner", 1, 1000, stats, warmup=100) == (
         "spacy project run compare project/ --vars.corpus genia --vars.config ner --vars.seeds 1 "
-        "--vars.compare_steps 1000 --vars.compare_warmup 100 --vars.compare_train_limit 3000")
+        "--vars.data_dir assets/corpora --vars.compare_steps 1000 --vars.compare_warmup 100 "
+        "--vars.compare_train_limit 3000")
 
 
 def test_every_compared_corpus_with_test_labels_names_its_test_split():
@@ -393,7 +414,8 @@ def test_per_label_calibration_runs_once_and_serves_every_view(monkeypatch, tmp_
     views_seen = {"spans": {"f": 0.5}, "ents": {"f": 0.4}, "outer": {"f": 0.4}}
     monkeypatch.setattr(compare, "tune", fake_tune)
     monkeypatch.setattr(compare, "views", lambda scores: dict(views_seen))
-    monkeypatch.setattr(evaluate, "evaluate_pipeline", lambda *args: {})
+    monkeypatch.setattr(evaluate, "evaluate_pipeline", lambda *args, counts=False: {"sentences": {
+        view: [(1, 0, 0)] for view in views_seen}})
     for factory, expected_calls in (("crener", ["spans_sc_f"]), ("global_pointer", ["spans_sc_f", "ents_f"])):
         monkeypatch.setattr(spacy, "load", lambda model, factory=factory: Pipeline(factory))
         calls.clear()

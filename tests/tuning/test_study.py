@@ -40,7 +40,7 @@ def test_a_study_prunes_the_trial_that_cannot_learn_and_writes_the_best_config(t
     space.write_text(json.dumps(RATES))
     output = tmp_path / "study"
     study = run_study(LCRF_NER, space, output, trials=4, overrides=overrides(corpus), metric="ents_f",
-                      startup_trials=1, seed=0)
+                      startup_trials=1, prune_from=0, seed=0)
     trials = json.loads((output / "trials.json").read_text())["trials"]
     states = {row["params"]["training.optimizer.learn_rate"]: row["state"] for row in trials}
     assert len(trials) == 4
@@ -58,7 +58,7 @@ def test_a_study_prunes_the_trial_that_cannot_learn_and_writes_the_best_config(t
 
     # Resumed from its database, the study runs only the trials it lacks.
     resumed = run_study(LCRF_NER, space, output, trials=5, overrides=overrides(corpus), metric="ents_f",
-                        startup_trials=1, seed=0)
+                        startup_trials=1, prune_from=0, seed=0)
     assert len(resumed.trials) == 5
     assert [row["params"] for row in json.loads((output / "trials.json").read_text())["trials"][:4]] == [
         row["params"] for row in trials]
