@@ -17,8 +17,18 @@ Two forms of relation enhancement (settings.enhancement):
 
 The output has one channel per tag plus a threshold class in front (channel 0):
 learned per cell, or fixed at 0.
+
+With a band (forward's `band`), the co-predictor scores only the cells within
+`band` of the diagonal, in band form (band.py), where a grid decoder finds
+every entity of up to band + 1 tokens. Everything before the co-predictor
+still runs on the whole grid, as both relation enhancements are global over
+it: their max-pooling reads every cell of a row and of a column, and the
+paper's form feeds the pooled streams back into the next pass's grid. The
+band's cells therefore get exactly the scores of the whole grid's (up to the
+order of floating-point sums).
 """
 import warnings
+from typing import Optional
 
 import torch
 from torch import nn
@@ -26,6 +36,7 @@ from torch.nn import functional as F
 
 from .adapted_transformer import AdaptedTransformer
 from .attention_embedding import AttentionEmbedding
+from .band import gather_band
 from .co_predictor import CoPredictor, fold_tag_projection
 from .concatenated_linear import linear_of_concatenation
 from .conditional_layer_norm import ConditionalLayerNorm
@@ -115,11 +126,14 @@ class CRENERScorer(nn.Module):
             elif isinstance(module, nn.MultiheadAttention):
                 module.dropout = rate
 
-    def forward(self, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def forward(self, X: torch.Tensor, lengths: torch.Tensor, band: Optional[int] = None) -> torch.Tensor:
         """X (torch.Tensor): Padded token vectors (batch, n, n_in).
         lengths (torch.Tensor): Real length of each sequence (batch,), all >= 1.
-        RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), channel 0 the
-            threshold class. Cells outside a sequence hold arbitrary values.
+        band (Optional[int]): Score only the cells within `band` of the
+            diagonal, returned in band form (see band.py); None: every cell.
+        RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), or (batch,
+            n, 2 * band + 1, 1 + n_tags) with band; channel 0 the threshold
+            class. Cells outside a sequence hold arbitrary values.
         """
         n = X.shape[1]
         token_mask = torch.arange(n, device=X.device)[None, :] < lengths.to(X.device)[:, None]
@@ -159,7 +173,16 @@ class CRENERScorer(nn.Module):
                 hidden, *round_tags = self._grid_products(grid, first_layer)
             for enhancement, tags in zip(self.enhancements, round_tags):
                 rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns, tags)
-        scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden)
+        # Where the band is no narrower than the grid, scoring the grid and
+        # cutting the band out of the scores is the cheaper way.
+        banded = band is not None and 2 * band + 1 < n
+        if banded:
+            grid = gather_band(grid, band)
+            if hidden is not None:
+                hidden = gather_band(hidden, band)
+        scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden, band if banded else None)
+        if band is not None and not banded:
+            scores = gather_band(scores, band)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
