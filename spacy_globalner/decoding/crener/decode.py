@@ -15,8 +15,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
+from ...errors import Errors
 from ..probabilities import sigmoid
 from ..spans import SpanArrays
+from .band import decode_band
 from .tags import N_LINK_TAGS, NNC, PNC
 from .windows import WindowMerger
 
@@ -112,6 +114,7 @@ def decode_windows(
     threshold: float = 0.0,
     label_thresholds: Optional[numpy.ndarray] = None,
     max_candidates: Optional[int] = None,
+    band: Optional[int] = None,
 ) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """Decode the grid of every window and map the entities back to their docs.
 
@@ -125,12 +128,18 @@ def decode_windows(
         closing votes (see `decode_grid`).
     max_candidates (Optional[int]): The most entities one doc may yield, the
         highest-scoring kept (None or 0: no bound).
+    band (Optional[int]): The grids are bands of this many cells either side
+        of the diagonal, (length, 2 * band + 1, 1 + n_grid_tags) (see
+        `decode_band`); None: whole grids.
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
         doc, in doc offsets; and how many each doc had before the cap.
     """
     # One window at a time, so that a doc holds its best spans so far, not
     # every span of every window (an untrained model closes most cells).
     merger = WindowMerger(windows, n_docs, max_candidates)
+    decode = decode_grid if band is None else decode_band
     for grid in grids:
-        merger.add(decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds))
+        if band is not None and grid.shape[1] != 2 * band + 1:
+            raise ValueError(Errors.E234.format(shape=grid.shape, band=band, width=2 * band + 1))
+        merger.add(decode(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds))
     return merger.result()
