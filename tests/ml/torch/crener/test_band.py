@@ -1,10 +1,13 @@
 """The scorer's band: each cell within the band gets the score the whole grid
 gives it, for every form of the model, on random inputs and weights, padded
-batches, bands narrower and wider than the grid."""
+batches, bands narrower and wider than the grid; and the pieces prediction
+reads the grid with."""
 import pytest
 import torch
 
 from spacy_globalner.ml.torch.crener.band import band_columns, gather_band, gather_columns
+from spacy_globalner.ml.torch.crener.concatenated_linear import linear_of_blocks
+from spacy_globalner.ml.torch.crener.dilated_convolution import DilatedConvolutions
 from spacy_globalner.ml.torch.crener.scorer import CRENERScorer
 from spacy_globalner.ml.torch.crener.settings import PAPER_SWITCHES, CRENERSettings
 from tests.helpers.crener import TINY_SCORER
@@ -43,8 +46,10 @@ def test_band_cells_score_as_in_the_whole_grid(form, band):
     scorer = random_scorer(FORMS[form], seed=band)
     X = torch.randn(3, 11, 5, dtype=torch.float64)
     lengths = torch.tensor([11, 6, 1])
+    # The whole grid as training computes it (with autograd: one concatenated
+    # grid), the band as prediction does (without: the convolutions' blocks).
+    whole = scorer(X, lengths).detach()
     with torch.no_grad():
-        whole = scorer(X, lengths)
         banded = scorer(X, lengths, band=band)
     assert banded.shape == (3, 11, 2 * band + 1, whole.shape[-1])
     mask = in_band(lengths, 11, band)
@@ -80,3 +85,31 @@ def test_band_helpers_read_the_right_cells():
     tokens = torch.arange(5).reshape(1, 5, 1)
     assert gather_columns(tokens, 2)[0, 3, :, 0].tolist() == [1, 2, 3, 4, 4]
     assert band_columns(1, 2, torch.device("cpu")).tolist() == [[0, 0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("grad", [True, False])
+def test_linear_of_blocks_is_the_linear_of_their_concatenation(grad):
+    torch.manual_seed(0)
+    blocks = [torch.randn(2, 5, 5, width, dtype=torch.float64) for width in (3, 4, 2)]
+    weight, bias = torch.randn(6, 9, dtype=torch.float64), torch.randn(6, dtype=torch.float64)
+    with torch.set_grad_enabled(grad):
+        expected = torch.nn.functional.linear(torch.cat(blocks, -1), weight, bias)
+        assert torch.allclose(linear_of_blocks(blocks, weight, bias), expected)
+    with pytest.raises(ValueError):
+        linear_of_blocks(blocks[:2], weight, bias)
+
+
+@pytest.mark.parametrize("lengths", [[6, 6], [6, 3]])
+@pytest.mark.parametrize("parallel", [True, False])
+def test_convolution_blocks_are_the_output_apart(lengths, parallel):
+    torch.manual_seed(1)
+    convolutions = DilatedConvolutions(3, (1, 2), parallel=parallel).double()
+    token_mask = torch.arange(6)[None, :] < torch.tensor(lengths)[:, None]
+    cell_mask = token_mask[:, :, None] & token_mask[:, None, :]
+    grid = torch.randn(2, 6, 6, 3, dtype=torch.float64) * cell_mask[..., None]
+    expected = convolutions(grid, cell_mask)
+    with torch.no_grad():
+        blocks = convolutions.blocks(grid, cell_mask)
+    assert [block.shape for block in blocks] == [(2, 6, 6, 3)] * 2
+    assert torch.allclose(torch.cat(blocks, -1), expected)
+    assert (expected[~cell_mask] == 0).all()
