@@ -39,7 +39,10 @@ def test_band_finds_the_whole_grids_spans_it_can_hold(tmp_path):
     docs.append(Doc(nlp.vocab, words=[str(word) for word in rng.choice(vocabulary, size=90)]))  # windows of 24
     grids, windows = pipe.predict(docs)
     assert len(windows) > 4
-    assert {grid.shape[1] for grid in grids} == {2 * LONGEST - 1}
+    # The windows of 24 tokens as bands; a grid is whole only where shorter.
+    width = 2 * LONGEST - 1
+    assert all(grid.shape[1] == width or grid.shape[:2] == (len(grid), len(grid)) < (width, width) for grid in grids)
+    assert [grid.shape[1] for grid in grids[2:]] == [width] * (len(grids) - 2)
     banded = [scored_spans(doc) for doc in nlp.pipe([doc.copy() for doc in docs])]
     pipe.cfg["max_span_width"] = None
     assert pipe.predict(docs[:1])[0][0].shape[:2] == (len(docs[0]), len(docs[0]))

@@ -128,18 +128,27 @@ def decode_windows(
         closing votes (see `decode_grid`).
     max_candidates (Optional[int]): The most entities one doc may yield, the
         highest-scoring kept (None or 0: no bound).
-    band (Optional[int]): The grids are bands of this many cells either side
-        of the diagonal, (length, 2 * band + 1, 1 + n_grid_tags) (see
-        `decode_band`); None: whole grids.
+    band (Optional[int]): Entities span at most band + 1 tokens, and a grid
+        of 2 * band + 1 columns is a band of that many cells either side of
+        the diagonal, (length, 2 * band + 1, 1 + n_grid_tags) (see
+        `decode_band`); any other grid is whole and shorter than 2 * band +
+        1. None: whole grids, entities of any length.
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
         doc, in doc offsets; and how many each doc had before the cap.
     """
     # One window at a time, so that a doc holds its best spans so far, not
     # every span of every window (an untrained model closes most cells).
     merger = WindowMerger(windows, n_docs, max_candidates)
-    decode = decode_grid if band is None else decode_band
     for grid in grids:
-        if band is not None and grid.shape[1] != 2 * band + 1:
+        margins = grid[:, :, 1:] - grid[:, :, :1]
+        if band is None:
+            merger.add(decode_grid(margins, n_labels, threshold, label_thresholds))
+        elif grid.shape[1] == 2 * band + 1:
+            merger.add(decode_band(margins, n_labels, threshold, label_thresholds))
+        elif grid.shape[0] == grid.shape[1] < 2 * band + 1:
+            found = decode_grid(margins, n_labels, threshold, label_thresholds)
+            held = found.ends - found.starts <= band + 1
+            merger.add(SpanArrays(*(column[held] for column in found)))
+        else:
             raise ValueError(Errors.E234.format(shape=grid.shape, band=band, width=2 * band + 1))
-        merger.add(decode(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds))
     return merger.result()

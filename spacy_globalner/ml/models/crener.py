@@ -307,11 +307,13 @@ def crener_head(
 
     attrs["max_span_width"] (set by the pipe: the longest gold span it was
     initialised on; None: no bound): at prediction the windows are scored
-    only within max_span_width - 1 cells of the diagonal, where every span of
-    up to max_span_width tokens lies, and each output is the window's band,
-    (length, 2 * max_span_width - 1, 1 + nO) (see ml/torch/crener/band.py).
-    Its cells hold the scores the whole grid gives them. Training scores the
-    whole grid.
+    only within band = max_span_width - 1 cells of the diagonal, where
+    every span of up to max_span_width tokens lies: a chunk whose padded
+    length is at least 2 * band + 1 gives each window its band, (length, 2 *
+    band + 1, 1 + nO) (see ml/torch/crener/band.py), a shorter chunk its
+    whole grid, (length, length, 1 + nO) with length < 2 * band + 1; so a
+    grid with 2 * band + 1 columns is a band. Band cells hold the scores the
+    whole grid gives them. Training scores the whole grid.
 
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
@@ -429,8 +431,10 @@ def _window_grids(model: Model, inputs_outputs, is_train: bool):
     xp = model.ops.xp
     padded = torch2xp(scores)
     # Copies, so that the padded chunk can be freed once its windows are out.
-    # A band's columns are offsets from the diagonal, kept whole.
-    grids = [xp.ascontiguousarray(padded[i, :n, : (n if band is None else None)]) for i, n in enumerate(lengths)]
+    # A band's columns are offsets from the diagonal, kept whole (the scorer
+    # returns a band where it is no wider than the padded grid).
+    banded = band is not None and 2 * band + 1 <= padded.shape[1]
+    grids = [xp.ascontiguousarray(padded[i, :n, : (None if banded else n)]) for i, n in enumerate(lengths)]
 
     def backprop(d_grids: List[Floats3d]) -> ArgsKwargs:
         d_padded = model.ops.alloc(padded.shape, dtype="float32")

@@ -130,10 +130,12 @@ class CRENERScorer(nn.Module):
         """X (torch.Tensor): Padded token vectors (batch, n, n_in).
         lengths (torch.Tensor): Real length of each sequence (batch,), all >= 1.
         band (Optional[int]): Score only the cells within `band` of the
-            diagonal, returned in band form (see band.py); None: every cell.
+            diagonal, returned in band form (see band.py), where the band is
+            no wider than the grid (2 * band + 1 <= n); None, or a band wider
+            than the grid: every cell.
         RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), or (batch,
-            n, 2 * band + 1, 1 + n_tags) with band; channel 0 the threshold
-            class. Cells outside a sequence hold arbitrary values.
+            n, 2 * band + 1, 1 + n_tags) in band form; channel 0 the
+            threshold class. Cells outside a sequence hold arbitrary values.
         """
         n = X.shape[1]
         token_mask = torch.arange(n, device=X.device)[None, :] < lengths.to(X.device)[:, None]
@@ -164,9 +166,8 @@ class CRENERScorer(nn.Module):
             grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
             first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
         rows = columns = hidden = None
-        # Where the band is no narrower than the grid, scoring the grid and
-        # cutting the band out of the scores is the cheaper way.
-        banded = band is not None and 2 * band + 1 < n
+        # A band wider than the grid would hold more cells than the grid.
+        banded = band is not None and 2 * band + 1 <= n
         round_tags = [None] * len(self.enhancements)
         if as_blocks:
             hidden, round_tags = self._block_products(grid, first_layer, band if banded else None)
@@ -187,8 +188,6 @@ class CRENERScorer(nn.Module):
             if hidden is not None:
                 hidden = gather_band(hidden, band)
         scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden, band if banded else None)
-        if band is not None and not banded:
-            scores = gather_band(scores, band)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
