@@ -16,7 +16,7 @@ from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
 from ...validation import check_bool, check_dropout, check_int
 from ..layers.pytorch_wrapper import add_wrapped_module, wrapped_module
-from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer
+from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer, is_banded
 from ..torch.crener.settings import PAPER_SETTINGS, PAPER_SWITCHES, CRENERSettings
 
 ARCHITECTURE = "spacy-globalner.CRENER.v1"
@@ -308,12 +308,13 @@ def crener_head(
     attrs["max_span_width"] (set by the pipe: the longest gold span it was
     initialised on; None: no bound): at prediction the windows are scored
     only within band = max_span_width - 1 cells of the diagonal, where
-    every span of up to max_span_width tokens lies: a chunk whose padded
-    length is at least 2 * band + 1 gives each window its band, (length, 2 *
-    band + 1, 1 + nO) (see ml/torch/crener/band.py), a shorter chunk its
-    whole grid, (length, length, 1 + nO) with length < 2 * band + 1; so a
-    grid with 2 * band + 1 columns is a band. Band cells hold the scores the
-    whole grid gives them. Training scores the whole grid.
+    every span of up to max_span_width tokens lies, where the band is at
+    most half the width of the chunk's padded grid (scorer.is_banded). Each
+    window of at least 2 * band + 1 tokens gets its band, (length, 2 * band
+    + 1, 1 + nO) (see ml/torch/crener/band.py; cut from the whole grid in a
+    chunk scored whole), a shorter one its whole grid, (length, length, 1 +
+    nO); so a grid with 2 * band + 1 columns is a band. Band cells hold the
+    scores the whole grid gives them. Training scores the whole grid.
 
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
@@ -431,14 +432,22 @@ def _window_grids(model: Model, inputs_outputs, is_train: bool):
     xp = model.ops.xp
     padded = torch2xp(scores)
     # Copies, so that the padded chunk can be freed once its windows are out.
-    # A band's columns are offsets from the diagonal, kept whole (the scorer
-    # returns a band where it is no wider than the padded grid).
-    banded = band is not None and 2 * band + 1 <= padded.shape[1]
-    grids = [xp.ascontiguousarray(padded[i, :n, : (None if banded else n)]) for i, n in enumerate(lengths)]
+    # A band's columns are offsets from the diagonal, kept whole.
+    banded = is_banded(padded.shape[1], band)
+    grids = []
+    for i, n in enumerate(lengths):
+        if banded:
+            grids.append(xp.ascontiguousarray(padded[i, :n]))
+        elif band is not None and n >= 2 * band + 1:
+            columns = xp.clip(xp.arange(n)[:, None] + xp.arange(-band, band + 1)[None, :], 0, n - 1)
+            grids.append(padded[i, xp.arange(n)[:, None], columns])
+        else:
+            grids.append(xp.ascontiguousarray(padded[i, :n, :n]))
 
     def backprop(d_grids: List[Floats3d]) -> ArgsKwargs:
         d_padded = model.ops.alloc(padded.shape, dtype="float32")
         for i, (n, d_grid) in enumerate(zip(lengths, d_grids)):
+            # Training scores whole grids (no band): each gradient is one.
             d_padded[i, :n, : d_grid.shape[1]] = d_grid
         # fp32 until the shim's grad scaler has scaled it; backward then
         # casts it to the scores' dtype (half under autocast).

@@ -51,6 +51,13 @@ PREDICTOR_INPUTS = ("grid", "tags", "grid+tags")
 CLN_BIASES = ("subject", "object")
 
 
+def is_banded(n: int, band: Optional[int]) -> bool:
+    """Does a padded grid of n tokens get scored as its band? Cutting the
+    band out of the convolved grid costs a copy of its cells, which scoring
+    them fewer repays only where the band is at most half the grid's width."""
+    return band is not None and 2 * (2 * band + 1) <= n
+
+
 class CRENERScorer(nn.Module):
     """Score every tag of every token pair of each sequence in a padded batch.
 
@@ -131,8 +138,8 @@ class CRENERScorer(nn.Module):
         lengths (torch.Tensor): Real length of each sequence (batch,), all >= 1.
         band (Optional[int]): Score only the cells within `band` of the
             diagonal, returned in band form (see band.py), where the band is
-            no wider than the grid (2 * band + 1 <= n); None, or a band wider
-            than the grid: every cell.
+            at most half as wide as the grid (banded(n, band)); None, or a
+            wider band: every cell.
         RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), or (batch,
             n, 2 * band + 1, 1 + n_tags) in band form; channel 0 the
             threshold class. Cells outside a sequence hold arbitrary values.
@@ -166,8 +173,7 @@ class CRENERScorer(nn.Module):
             grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
             first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
         rows = columns = hidden = None
-        # A band wider than the grid would hold more cells than the grid.
-        banded = band is not None and 2 * band + 1 <= n
+        banded = is_banded(n, band)
         round_tags = [None] * len(self.enhancements)
         if as_blocks:
             hidden, round_tags = self._block_products(grid, first_layer, band if banded else None)
