@@ -10,7 +10,7 @@ are initialised on the bundled GENIA slice and trained `--updates` updates on
 the same batches of about 1,000 words (seed 0), so that decoding meets a
 trained model's share of candidate cells. `crener` then predicts the GENIA
 sentences of `--docs` (`nlp.pipe`, batch 256) in three ways, in turns of one
-batch each (rotating which goes first) on the same docs:
+pass over the docs each (rotating which goes first each round):
 
 - old: the torch modules of ml/torch/crener at REV (default: the commit before
   the band, `git archive`d into a temporary package and loaded with the same
@@ -19,8 +19,8 @@ batch each (rotating which goes first) on the same docs:
   train entity has 18 tokens; the slice's 14), decoded by decode_band;
 - global_pointer, with its own tok2vec.
 
-Words/s are CPU-time rates (time.process_time) over all the docs, once per
-round, and each ratio is the median of the rounds' ratios. It also checks that old and new find the same spans,
+Words/s are CPU-time rates (time.process_time) and each ratio is the median
+of the rounds' ratios. It also checks that old and new find the same spans,
 with the same scores (5 decimals), among those the band can hold.
 
 Training scores the whole grid either way; `--train-updates` updates of each
@@ -189,22 +189,13 @@ def main() -> None:
     runners = {"old": old, "new": new, "global_pointer": gp}
     optimizers = {"old": old.resume_training(), "new": new_optimizer, "global_pointer": gp_optimizer}
     seconds = {name: [] for name in runners}
-    # Turns of one batch (256 docs) each, so that the paths compared run
-    # seconds apart, under about the same load of the machine.
-    blocks = [texts[i : i + 256] for i in range(0, len(texts), 256)]
-    turn = 0
-    for _ in range(args.rounds):
-        found = {name: [] for name in runners}
-        spent = {name: 0.0 for name in runners}
-        for block in blocks:
-            names = list(runners)
-            for name in names[turn % 3 :] + names[: turn % 3]:
-                block_seconds, docs = predict_seconds(runners[name], block)
-                spent[name] += block_seconds
-                found[name].extend(docs)
-            turn += 1
-        for name in runners:
-            seconds[name].append(spent[name])
+    found = {}
+    for r in range(args.rounds):
+        names = list(runners)
+        for name in names[r % 3 :] + names[: r % 3]:
+            spent, docs = predict_seconds(runners[name], texts)
+            seconds[name].append(spent)
+            found[name] = docs
     same = all(
         spans(a, args.max_span_width) == spans(b) for a, b in zip(found["old"], found["new"])
     )
