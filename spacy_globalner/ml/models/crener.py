@@ -306,10 +306,10 @@ def crener_head(
     spaCy's `set_dropout_rate` sets to the pipe's rate on every update.
 
     attrs["max_span_width"] (set by the pipe: the longest gold span it was
-    initialised on; None: no bound): at prediction the windows are scored
-    only within band = max_span_width - 1 cells of the diagonal, where
-    every span of up to max_span_width tokens lies, where the band is at
-    most half the width of the chunk's padded grid (scorer.is_banded). Each
+    initialised on; None: no bound): at prediction a chunk of windows is
+    scored only within band = max_span_width - 1 cells of the diagonal, where
+    every span of up to max_span_width tokens lies, if the band is at most
+    half the width of the chunk's padded grid (scorer.is_banded). Each
     window of at least 2 * band + 1 tokens gets its band, (length, 2 * band
     + 1, 1 + nO) (see ml/torch/crener/band.py; cut from the whole grid in a
     chunk scored whole), a shorter one its whole grid, (length, length, 1 +
