@@ -283,6 +283,10 @@ class Errors(metaclass=ErrorsWithCodes):
             "boundary, which share unsegmented_window // 8 tokens of context "
             "on either side. Set it in [components.{owner}], or null for "
             "windows of max_grid_length tokens.")
+    E234 = ("A crener grid of shape {shape} is neither the band of {band} cells "
+            "either side of the diagonal that its decoder was given ({width} "
+            "columns) nor a whole grid shorter than that: decode the scores of "
+            "a model's prediction with the max_span_width it predicted with.")
     # corpora: E300-E349
     E300 = ("Unknown corpus format {format!r}. Choose one of: {formats}.")
     E301 = ("Cannot tell the format of {path} from its name. Pass the format "

@@ -2,14 +2,16 @@
 profile of a few updates, one torch thread, by op and by module.
 
     python project/probes/crener_profile.py TRAIN_SPACY [--config configs/crener.cfg]
-        [--updates 10] [--words 1000] [--predict DEV_SPACY]
+        [--updates 10] [--words 1000] [--predict DEV_SPACY] [--max-span-width N]
 
 The pipeline is built from the config, initialised on 400 train docs and
 warmed up for 5 updates; then `--updates` updates run under torch.profiler, in
 batches of about `--words` words (spacy.batch_by_words.v1, as `spacy train`
 batches; crener.cfg's batcher grows from 100 to 1,000 words and sits at 1,000
 for most of its run). With `--predict` it profiles `nlp.pipe` over the first
-1,000 docs of DEV_SPACY (batch 256) instead, decoding included.
+1,000 docs of DEV_SPACY (batch 256) instead, decoding included, on the band
+of the longest gold span the pipe learned from those 400 docs, or of
+`--max-span-width` (0: the whole grid).
 
 By module: every op's self time goes to the innermost region around it: the
 scorer's modules (wrapped in record_function), the tok2vec's Thinc forward and
@@ -85,9 +87,13 @@ def instrument(nlp) -> None:
         targets = list(module) if isinstance(module, torch.nn.ModuleList) else [module]
         for target in targets:
             target.forward = in_region(name, target.forward)
+            if hasattr(target, "blocks"):  # the convolutions, at prediction
+                target.blocks = in_region(name, target.blocks)
     for enhancement in getattr(scorer, "enhancements", []):
         if hasattr(enhancement, "biases"):
             enhancement.biases = in_region("relation enhancement", enhancement.biases)
+    if hasattr(scorer, "_block_products"):
+        scorer._block_products = in_region("co-predictor + enhancement: joint grid product", scorer._block_products)
     if hasattr(scorer, "_grid_products"):
         scorer._grid_products = in_region("co-predictor + enhancement: joint grid product", scorer._grid_products)
     scorer.predictor.biaffine.forward = in_region("co-predictor: biaffine", scorer.predictor.biaffine.forward)
@@ -167,6 +173,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=1000)
     parser.add_argument("--predict", default=None, help="profile nlp.pipe over these docs instead")
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--max-span-width", type=int, default=None, help="0: the whole grid")
     args = parser.parse_args()
     torch.set_num_threads(1)
     fix_random_seed(0)
@@ -177,6 +184,8 @@ def main() -> None:
     batches = list(minibatch_by_words(examples[400:], size=args.words, tolerance=0.2))
     for batch in batches[:5]:
         nlp.update(batch, sgd=optimizer)
+    if args.max_span_width is not None:
+        nlp.get_pipe("crener").cfg["max_span_width"] = args.max_span_width or None
     instrument(nlp)
     if args.predict:
         dev = list(DocBin().from_disk(args.predict).get_docs(nlp.vocab))[:1000]

@@ -17,7 +17,7 @@ from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..decoding.probabilities import logit, sigmoid
 from ..errors import Errors, Warnings
-from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
+from ..ml.models.crener import build_crener, prediction_band  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
@@ -140,6 +140,9 @@ class CRENER(SpanPipe):
 
     capped_warning = Warnings.W230
     span_thresholds = True
+    # The longest gold span at initialize: prediction scores the band of the
+    # grid where spans that long lie (ml.models.crener.crener_head).
+    learned_cfg_keys = SpanPipe.learned_cfg_keys + ("max_span_width",)
 
     def __init__(
         self,
@@ -196,6 +199,7 @@ class CRENER(SpanPipe):
         window = self.cfg["unsegmented_window"]
         _check_unsegmented_window(window, self.name)  # cfg may be edited after creation
         self.model.attrs["unsegmented_window"] = window
+        self.model.get_ref("head").attrs["max_span_width"] = self.cfg.get("max_span_width")
 
     def _n_head_outputs(self) -> int:
         return n_grid_tags(len(self.labels))
@@ -203,7 +207,9 @@ class CRENER(SpanPipe):
     def _initialize_settings(
         self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
     ) -> None:
-        """Warn about gold spans longer than a grid window."""
+        """Learn the longest gold span; warn about gold spans longer than a
+        grid window."""
+        self.cfg["max_span_width"] = max(summary.widths, default=None)
         too_long = [width for width in summary.widths if width > self.max_grid_length]
         if too_long:
             warnings.warn(
@@ -232,6 +238,7 @@ class CRENER(SpanPipe):
             float(logit(self.cfg["threshold"])),
             label_thresholds=logit(thresholds),
             max_candidates=self.cfg.get("max_candidates"),
+            band=prediction_band(self.cfg.get("max_span_width"), is_train=False),
         )
         self._warn_capped(docs, counts)
         return found

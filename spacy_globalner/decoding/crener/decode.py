@@ -15,8 +15,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
+from ...errors import Errors
 from ..probabilities import sigmoid
 from ..spans import SpanArrays
+from .band import decode_band
 from .tags import N_LINK_TAGS, NNC, PNC
 from .windows import WindowMerger
 
@@ -112,6 +114,7 @@ def decode_windows(
     threshold: float = 0.0,
     label_thresholds: Optional[numpy.ndarray] = None,
     max_candidates: Optional[int] = None,
+    band: Optional[int] = None,
 ) -> Tuple[List[SpanArrays], numpy.ndarray]:
     """Decode the grid of every window and map the entities back to their docs.
 
@@ -125,6 +128,11 @@ def decode_windows(
         closing votes (see `decode_grid`).
     max_candidates (Optional[int]): The most entities one doc may yield, the
         highest-scoring kept (None or 0: no bound).
+    band (Optional[int]): Entities span at most band + 1 tokens, and a grid
+        of 2 * band + 1 columns is a band of that many cells either side of
+        the diagonal, (length, 2 * band + 1, 1 + n_grid_tags) (see
+        `decode_band`); any other grid is whole and shorter than 2 * band +
+        1. None: whole grids, entities of any length.
     RETURNS (Tuple[List[SpanArrays], numpy.ndarray]): The entities of each
         doc, in doc offsets; and how many each doc had before the cap.
     """
@@ -132,5 +140,15 @@ def decode_windows(
     # every span of every window (an untrained model closes most cells).
     merger = WindowMerger(windows, n_docs, max_candidates)
     for grid in grids:
-        merger.add(decode_grid(grid[:, :, 1:] - grid[:, :, :1], n_labels, threshold, label_thresholds))
+        margins = grid[:, :, 1:] - grid[:, :, :1]
+        if band is None:
+            merger.add(decode_grid(margins, n_labels, threshold, label_thresholds))
+        elif grid.shape[1] == 2 * band + 1:
+            merger.add(decode_band(margins, n_labels, threshold, label_thresholds))
+        elif grid.shape[0] == grid.shape[1] < 2 * band + 1:
+            found = decode_grid(margins, n_labels, threshold, label_thresholds)
+            held = found.ends - found.starts <= band + 1
+            merger.add(SpanArrays(*(column[held] for column in found)))
+        else:
+            raise ValueError(Errors.E234.format(shape=grid.shape, band=band, width=2 * band + 1))
     return merger.result()

@@ -16,7 +16,7 @@ from ...decoding.crener.windows import DOC, END, START, plan_windows
 from ...errors import Errors
 from ...validation import check_bool, check_dropout, check_int
 from ..layers.pytorch_wrapper import add_wrapped_module, wrapped_module
-from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer
+from ..torch.crener.scorer import CLN_BIASES, ENHANCEMENTS, PREDICTOR_INPUTS, CRENERScorer, is_banded
 from ..torch.crener.settings import PAPER_SETTINGS, PAPER_SWITCHES, CRENERSettings
 
 ARCHITECTURE = "spacy-globalner.CRENER.v1"
@@ -305,6 +305,17 @@ def crener_head(
     Dropout: settings.dropout where set, else attrs["dropout_rate"], which
     spaCy's `set_dropout_rate` sets to the pipe's rate on every update.
 
+    attrs["max_span_width"] (set by the pipe: the longest gold span it was
+    initialised on; None: no bound): at prediction a chunk of windows is
+    scored only within band = max_span_width - 1 cells of the diagonal, where
+    every span of up to max_span_width tokens lies, if the band is at most
+    half the width of the chunk's padded grid (scorer.is_banded). Each
+    window of at least 2 * band + 1 tokens gets its band, (length, 2 * band
+    + 1, 1 + nO) (see ml/torch/crener/band.py; cut from the whole grid in a
+    chunk scored whole), a shorter one its whole grid, (length, length, 1 +
+    nO); so a grid with 2 * band + 1 columns is a band. Band cells hold the
+    scores the whole grid gives them. Training scores the whole grid.
+
     The torch module is built by `init` once nO (the number of tags) is set;
     its input projection infers its width from the first batch or from the
     weights being loaded. The settings travel in the init's closure, not in
@@ -319,6 +330,7 @@ def crener_head(
             "dropout_rate": 0.0,
             "max_batch_cells": max_batch_cells,
             "mixed_precision": mixed_precision,
+            "max_span_width": None,
         },
     )
 
@@ -335,7 +347,7 @@ def head_init(
             model.set_dim("nI", vectors[0].shape[1], force=True)
             # Materialise the lazy input projection on the shortest window.
             shortest = int(numpy.argmin(windows[:, END] - windows[:, START]))
-            model.layers[0].predict(_window_vectors(vectors, windows[shortest : shortest + 1]))
+            model.layers[0].predict((_window_vectors(vectors, windows[shortest : shortest + 1]), None))
     return model
 
 
@@ -347,8 +359,9 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
     scorer.set_dropout_rate(model.attrs["dropout_rate"] if rate is None else rate)
     grids: List[Optional[Floats3d]] = [None] * len(windows)
     callbacks = []
+    band = prediction_band(model.attrs["max_span_width"], is_train)
     for chunk in _chunks(windows, model.attrs["max_batch_cells"]):
-        chunk_grids, backprop_chunk = wrapper(_window_vectors(vectors, windows[chunk]), is_train)
+        chunk_grids, backprop_chunk = wrapper((_window_vectors(vectors, windows[chunk]), band), is_train)
         for index, grid in zip(chunk.tolist(), chunk_grids):
             grids[index] = grid
         if is_train:
@@ -366,6 +379,15 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
         return d_vectors
 
     return grids, backprop
+
+
+def prediction_band(max_span_width: Optional[int], is_train: bool) -> Optional[int]:
+    """The band (cells either side of the diagonal) the head scores: where
+    spans of up to max_span_width tokens lie, at prediction; None (the whole
+    grid) in training or without a bound."""
+    if is_train or max_span_width is None:
+        return None
+    return max(int(max_span_width) - 1, 0)
 
 
 def _chunks(windows: Ints2d, max_cells: int) -> List[numpy.ndarray]:
@@ -389,11 +411,13 @@ def _window_vectors(vectors: List[Floats2d], windows: Ints2d) -> List[Floats2d]:
     return [vectors[doc][start:end] for doc, start, end in windows[:, [DOC, START, END]].tolist()]
 
 
-def _padded_inputs(model: Model, X: List[Floats2d], is_train: bool):
+def _padded_inputs(model: Model, X: Tuple[List[Floats2d], Optional[int]], is_train: bool):
+    X, band = X
     lengths = [len(x) for x in X]
     padded = model.ops.pad(X)
     padded_torch = xp2torch(padded, requires_grad=is_train)
-    args = ArgsKwargs(args=(padded_torch, torch.as_tensor(lengths, dtype=torch.int64)), kwargs={})
+    kwargs = {} if band is None else {"band": band}
+    args = ArgsKwargs(args=(padded_torch, torch.as_tensor(lengths, dtype=torch.int64)), kwargs=kwargs)
 
     def backprop(d_args: ArgsKwargs) -> List[Floats2d]:
         d_padded = torch2xp(d_args.args[0])
@@ -403,17 +427,28 @@ def _padded_inputs(model: Model, X: List[Floats2d], is_train: bool):
 
 
 def _window_grids(model: Model, inputs_outputs, is_train: bool):
-    X, scores = inputs_outputs
+    (X, band), scores = inputs_outputs
     lengths = [len(x) for x in X]
     xp = model.ops.xp
     padded = torch2xp(scores)
     # Copies, so that the padded chunk can be freed once its windows are out.
-    grids = [xp.ascontiguousarray(padded[i, :n, :n]) for i, n in enumerate(lengths)]
+    # A band's columns are offsets from the diagonal, kept whole.
+    banded = is_banded(padded.shape[1], band)
+    grids = []
+    for i, n in enumerate(lengths):
+        if banded:
+            grids.append(xp.ascontiguousarray(padded[i, :n]))
+        elif band is not None and n >= 2 * band + 1:
+            columns = xp.clip(xp.arange(n)[:, None] + xp.arange(-band, band + 1)[None, :], 0, n - 1)
+            grids.append(padded[i, xp.arange(n)[:, None], columns])
+        else:
+            grids.append(xp.ascontiguousarray(padded[i, :n, :n]))
 
     def backprop(d_grids: List[Floats3d]) -> ArgsKwargs:
         d_padded = model.ops.alloc(padded.shape, dtype="float32")
         for i, (n, d_grid) in enumerate(zip(lengths, d_grids)):
-            d_padded[i, :n, :n] = d_grid
+            # Training scores whole grids (no band): each gradient is one.
+            d_padded[i, :n, : d_grid.shape[1]] = d_grid
         # fp32 until the shim's grad scaler has scaled it; backward then
         # casts it to the scores' dtype (half under autocast).
         d_torch = xp2torch(d_padded)

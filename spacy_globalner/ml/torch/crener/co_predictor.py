@@ -5,6 +5,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .band import gather_columns
 from .biaffine import Biaffine
 
 LinearWeights = Tuple[torch.Tensor, torch.Tensor]
@@ -46,6 +47,7 @@ class CoPredictor(nn.Module):
         rows: Optional[torch.Tensor] = None,
         columns: Optional[torch.Tensor] = None,
         hidden: Optional[torch.Tensor] = None,
+        band: Optional[int] = None,
     ) -> torch.Tensor:
         """tokens (torch.Tensor): (batch, n, token_width).
         grid (torch.Tensor): (batch, n, n, grid_width), or the features that
@@ -62,17 +64,25 @@ class CoPredictor(nn.Module):
             (without rows and columns), (batch, n, n, hidden_width), where the
             caller computed it (in one product with other linear maps of the
             grid); the grid is then not read.
-        RETURNS (torch.Tensor): (batch, n, n, n_out).
+        band (Optional[int]): Score the band of the grid only (see band.py):
+            grid and hidden are in band form, (batch, n, 2 * band + 1, ...),
+            and so is the output. Each band cell gets the score its cell of
+            the whole grid gets. None: the whole grid.
+        RETURNS (torch.Tensor): (batch, n, n, n_out), or (batch, n, 2 * band
+            + 1, n_out) with band.
         """
         first, *rest = self.grid_mlp
         weight, bias = self.first_layer(first_layer)
         if hidden is None:
             hidden = F.linear(grid, weight, bias)
         if rows is not None:
-            hidden = hidden + F.linear(rows, weight)[:, :, None, :] + F.linear(columns, weight)[:, None, :, :]
+            column_bias = F.linear(columns, weight)
+            # A band cell's column token varies along the row: gathered per cell.
+            column_bias = column_bias[:, None] if band is None else gather_columns(column_bias, band)
+            hidden = hidden + F.linear(rows, weight)[:, :, None, :] + column_bias
         for layer in rest:
             hidden = layer(hidden)
-        return self.biaffine(self.subject(tokens), self.object(tokens)) + hidden
+        return self.biaffine(self.subject(tokens), self.object(tokens), band) + hidden
 
     def first_layer(self, first_layer: Optional[LinearWeights] = None) -> LinearWeights:
         """Weight and bias of the grid MLP's first linear layer: its own, or

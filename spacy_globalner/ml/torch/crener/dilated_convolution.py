@@ -1,5 +1,5 @@
 """Multi-granularity dilated 2-D convolutions over a grid of token pairs."""
-from typing import Sequence
+from typing import List, Sequence
 
 import torch
 from torch import nn
@@ -39,14 +39,31 @@ class DilatedConvolutions(nn.Module):
         cell_mask (torch.Tensor): Bool (batch, n, n), True inside the sequence.
         RETURNS (torch.Tensor): (batch, n, n, width * len(dilations)).
         """
-        inside = cell_mask[..., None].to(grid.dtype)
+        return torch.cat(self.blocks(grid, cell_mask), dim=-1)
+
+    def blocks(self, grid: torch.Tensor, cell_mask: torch.Tensor) -> List[torch.Tensor]:
+        """forward's output before its concatenation: one (batch, n, n,
+        width) block per dilation, contiguous, for readers that take the
+        blocks apart (concatenated_linear.linear_of_blocks).
+
+        grid, cell_mask: as forward's.
+        RETURNS (List[torch.Tensor]): One block per dilation, in order.
+        """
+        # Without autograd the mask applies in place, and not at all where
+        # no cell of the batch is padding.
+        inference = not torch.is_grad_enabled()
+        inside = None
+        if not (inference and bool(cell_mask.all())):
+            inside = cell_mask[..., None].to(grid.dtype)
         x = grid
         outputs = []
         for convolution in self.convolutions:
             source = grid if self.parallel else x
-            x = F.gelu(depthwise_convolution(convolution, source)) * inside
+            x = F.gelu(depthwise_convolution(convolution, source))
+            if inside is not None:
+                x = x.mul_(inside) if inference else x * inside
             outputs.append(x)
-        return torch.cat(outputs, dim=-1)
+        return outputs
 
 
 def depthwise_convolution(convolution: nn.Conv2d, grid: torch.Tensor) -> torch.Tensor:

@@ -17,8 +17,18 @@ Two forms of relation enhancement (settings.enhancement):
 
 The output has one channel per tag plus a threshold class in front (channel 0):
 learned per cell, or fixed at 0.
+
+With a band (forward's `band`), the co-predictor scores only the cells within
+`band` of the diagonal, in band form (band.py), where a grid decoder finds
+every entity of up to band + 1 tokens. Everything before the co-predictor
+still runs on the whole grid, as both relation enhancements are global over
+it: their max-pooling reads every cell of a row and of a column, and the
+paper's form feeds the pooled streams back into the next pass's grid. The
+band's cells therefore get exactly the scores of the whole grid's (up to the
+order of floating-point sums).
 """
 import warnings
+from typing import Optional
 
 import torch
 from torch import nn
@@ -26,8 +36,9 @@ from torch.nn import functional as F
 
 from .adapted_transformer import AdaptedTransformer
 from .attention_embedding import AttentionEmbedding
+from .band import gather_band
 from .co_predictor import CoPredictor, fold_tag_projection
-from .concatenated_linear import linear_of_concatenation
+from .concatenated_linear import linear_of_blocks, linear_of_concatenation
 from .conditional_layer_norm import ConditionalLayerNorm
 from .context_encoder import BiLSTMContext
 from .dilated_convolution import DilatedConvolutions
@@ -38,6 +49,13 @@ from .settings import CRENERSettings
 ENHANCEMENTS = ("pooled", "paper")
 PREDICTOR_INPUTS = ("grid", "tags", "grid+tags")
 CLN_BIASES = ("subject", "object")
+
+
+def is_banded(n: int, band: Optional[int]) -> bool:
+    """Does a padded grid of n tokens get scored as its band? Cutting the
+    band out of the convolved grid costs a copy of its cells, which scoring
+    them fewer repays only where the band is at most half the grid's width."""
+    return band is not None and 2 * (2 * band + 1) <= n
 
 
 class CRENERScorer(nn.Module):
@@ -115,10 +133,15 @@ class CRENERScorer(nn.Module):
             elif isinstance(module, nn.MultiheadAttention):
                 module.dropout = rate
 
-    def forward(self, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def forward(self, X: torch.Tensor, lengths: torch.Tensor, band: Optional[int] = None) -> torch.Tensor:
         """X (torch.Tensor): Padded token vectors (batch, n, n_in).
         lengths (torch.Tensor): Real length of each sequence (batch,), all >= 1.
-        RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), channel 0 the
+        band (Optional[int]): Score only the cells within `band` of the
+            diagonal, returned in band form (see band.py), where the band is
+            at most half as wide as the grid (banded(n, band)); None, or a
+            wider band: every cell.
+        RETURNS (torch.Tensor): Logits (batch, n, n, 1 + n_tags), or (batch,
+            n, 2 * band + 1, 1 + n_tags) in band form; channel 0 the
             threshold class. Cells outside a sequence hold arbitrary values.
         """
         n = X.shape[1]
@@ -134,7 +157,10 @@ class CRENERScorer(nn.Module):
         if self.attention_embedding is not None:
             embeddings.append(self.attention_embedding(tokens, token_mask))
         subjects, objects = self.subject(tokens), self.object(tokens)
-        grid = self._convolve(subjects, objects, embeddings, cell_mask)
+        # Prediction with the pooled enhancement reads the convolved grid
+        # through linear maps only: it keeps the convolutions' blocks apart.
+        as_blocks = not torch.is_grad_enabled() and not self.paper_enhancement
+        grid = self._convolve(subjects, objects, embeddings, cell_mask, as_blocks)
         if self.paper_enhancement:
             first_subjects, first_objects = subjects, objects
             for enhancement in self.enhancements:
@@ -147,19 +173,27 @@ class CRENERScorer(nn.Module):
             grid_width = self.convolutions.width if self.settings.predictor_input == "grid+tags" else 0
             first_layer = fold_tag_projection(self.predictor.grid_mlp[0], self.tags, grid_width)
         rows = columns = hidden = None
+        banded = is_banded(n, band)
+        round_tags = [None] * len(self.enhancements)
+        if as_blocks:
+            hidden, round_tags = self._block_products(grid, first_layer, band if banded else None)
+            grid = None
         if not self.paper_enhancement and self.enhancements:
             # The pooled enhancement's grid, grid + rows[:, :, None] + columns[:, None],
             # stays in its three parts: the co-predictor reads them apart. In
             # training the MLP's first layer and every round's tag projection
             # read the convolved grid in one product (one pass over the grid
-            # and its gradient instead of one per layer); prediction, with no
-            # gradient pass to save, keeps one product per layer.
-            round_tags = [None] * len(self.enhancements)
+            # and its gradient instead of one per layer); prediction does the
+            # same on the convolutions' blocks (_block_products).
             if torch.is_grad_enabled():
                 hidden, *round_tags = self._grid_products(grid, first_layer)
             for enhancement, tags in zip(self.enhancements, round_tags):
                 rows, columns = enhancement.biases(grid, tokens, cell_mask, token_mask, rows, columns, tags)
-        scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden)
+        if banded and grid is not None:
+            grid = gather_band(grid, band)
+            if hidden is not None:
+                hidden = gather_band(hidden, band)
+        scores = self.predictor(tokens, grid, first_layer, rows, columns, hidden, band if banded else None)
         if not self.learned_threshold:
             scores = torch.cat((torch.zeros_like(scores[..., :1]), scores), dim=-1)
         return scores
@@ -174,15 +208,40 @@ class CRENERScorer(nn.Module):
         bias = torch.cat([b for _, b in layers])
         return F.linear(grid, weight, bias).split([w.shape[0] for w, _ in layers], dim=-1)
 
-    def _convolve(self, subjects, objects, embeddings, cell_mask) -> torch.Tensor:
+    def _block_products(self, blocks, first_layer, band):
+        """Prediction's linear maps of the convolved grid, read from its
+        blocks (linear_of_blocks): the co-predictor's first layer and the
+        pooled rounds' tag projections in one product, or, with a band, the
+        tag projections on the whole grid (their max-pooling reads every
+        cell) and the first layer on the band's cells only.
+        RETURNS (Tuple[torch.Tensor, List[torch.Tensor]]): hidden (in band
+            form with a band) and each round's tags."""
+        first = self.predictor.first_layer(first_layer)
+        layers = [(e.to_tags.weight, e.to_tags.bias) for e in self.enhancements]
+        if band is None:
+            layers.insert(0, first)
+        outputs = []
+        if layers:
+            weight = torch.cat([w for w, _ in layers])
+            bias = torch.cat([b for _, b in layers])
+            outputs = list(linear_of_blocks(blocks, weight, bias).split([w.shape[0] for w, _ in layers], dim=-1))
+        if band is None:
+            return outputs[0], outputs[1:]
+        return linear_of_blocks([gather_band(block, band) for block in blocks], *first), outputs
+
+    def _convolve(self, subjects, objects, embeddings, cell_mask, as_blocks: bool = False):
         """The convolution module: CLN grid of (subjects, objects), joined by
         the grid embeddings, reduced by MLP_1 (eq. 7), then the dilated
         convolutions (eq. 8). MLP_1's linear layer reads the parts of the
-        grid one by one (the position embeddings once for the batch)."""
+        grid one by one (the position embeddings once for the batch).
+        RETURNS: the grid (batch, n, n, width), or with as_blocks its
+        blocks, one per dilation (DilatedConvolutions.blocks)."""
         grid = self.layer_norm(objects, subjects)
         linear, *rest = self.reduce
         grid = linear_of_concatenation(linear, [grid] + [e.to(grid.dtype) for e in embeddings])
         for layer in rest:
             grid = layer(grid)
         grid = grid.masked_fill(~cell_mask[..., None], 0.0)
+        if as_blocks:
+            return self.convolutions.blocks(grid, cell_mask)
         return self.convolutions(grid, cell_mask)
