@@ -133,7 +133,6 @@ class Errors(metaclass=ErrorsWithCodes):
             "that takes a list of spans with scores and returns a "
             "non-overlapping subset, such as "
             "@misc = \"spacy-globalner.highest_score_filter.v1\".")
-    E009 = ("threshold must be a finite number, got {value!r}.")
     E010 = ("head_width must be a positive even integer (RoPE rotates pairs "
             "of dimensions), got {value!r}.")
     E011 = ("{count} of {total} gold spans in the training data of '{name}' "
@@ -204,7 +203,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E050 = ("threshold of '{owner}' must be a probability from 0 to 1, got "
             "{value!r}: a span is kept where its score (the probability in "
             "doc.spans[key].attrs[\"scores\"]) reaches the threshold, as in "
-            "spancat. A logit or margin x is the probability 1 / (1 + e^-x), "
+            "spancat. A logit x is the probability 1 / (1 + e^-x), "
             "e.g. -0.5 is 0.3775 and 1.5 is 0.8176. Tune it with `spacy "
             "find-threshold MODEL DEV {owner} threshold spans_{key}_f`.")
     E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "

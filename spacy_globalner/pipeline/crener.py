@@ -1,6 +1,6 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -15,7 +15,6 @@ from ..decoding import SpanArrays
 from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
-from ..decoding.probabilities import logit, sigmoid
 from ..errors import Errors, Warnings
 from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
@@ -55,12 +54,6 @@ DEFAULT_POSITIVE_WEIGHT = 5.0
 # pays for about 4/3 of a window's length in grid cells; 96 still finds every
 # entity of up to 24 tokens (docs/crener.md, "unsegmented_window").
 DEFAULT_UNSEGMENTED_WINDOW = 96
-# Saved in the component's cfg: the scale of `threshold` in the pipeline's
-# config. A pipeline saved without it has a margin of logits there
-# (docs/thresholds.md, "crener pipelines with a margin"), read as the
-# probability sigmoid(margin) at load.
-PROBABILITY = "probability"
-MARGIN = "margin"
 
 
 @Language.factory(
@@ -122,11 +115,11 @@ def make_crener(
 
 class CRENER(SpanPipe):
     """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
-    and decode the entities from the cells above threshold.
+    and decode the entities from the cells that reach the threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a probability: a
     span's score, as in attrs["scores"], is sigmoid(its closing vote), and
-    spans scored above it are kept; a neighbour link needs the same
+    spans whose score reaches it are kept; a neighbour link needs the same
     probability), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
     grid window), unsegmented_window (tokens in each of the overlapping
@@ -158,9 +151,7 @@ class CRENER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
-        # A number only: a pipeline whose config holds a margin is created
-        # first and converted in from_disk; label_thresholds() checks the range.
-        check_number(threshold, "threshold", name, error=Errors.E009)
+        check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
         _check_unsegmented_window(unsegmented_window, name)
@@ -174,7 +165,6 @@ class CRENER(SpanPipe):
             ents_filter=ents_filter,
             scorer=scorer,
             threshold=float(threshold),
-            threshold_scale=PROBABILITY,
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
             unsegmented_window=unsegmented_window,
@@ -219,9 +209,8 @@ class CRENER(SpanPipe):
     def _decode_at(
         self, docs: List[Doc], scores: GridScores, thresholds: Optional[numpy.ndarray]
     ) -> List[SpanArrays]:
-        # The grid holds logits: a probability p is the margin logit(p) over
-        # the threshold class. Per-label thresholds apply to the labelled
-        # closing votes; the unlabelled neighbour links keep `threshold`.
+        # Per-label thresholds apply to the labelled closing votes; the
+        # unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
         found, counts = decode_windows(
@@ -229,23 +218,12 @@ class CRENER(SpanPipe):
             windows,
             len(docs),
             len(self.labels),
-            float(logit(self.cfg["threshold"])),
-            label_thresholds=logit(thresholds),
+            float(self.cfg["threshold"]),
+            label_thresholds=thresholds,
             max_candidates=self.cfg.get("max_candidates"),
         )
         self._warn_capped(docs, counts)
         return found
-
-    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
-        """Merge a saved cfg (see SpanPipe); where it has no threshold_scale,
-        the config's `threshold` is a margin: use the probability it stands for.
-        """
-        if saved.get("threshold_scale") != PROBABILITY and self.cfg["threshold_scale"] == PROBABILITY:
-            threshold = float(sigmoid(self.cfg["threshold"]))
-            self.cfg.update(threshold=threshold, threshold_scale=MARGIN)
-            # the config still holds the margin, which this reading reproduces
-            self._configured_settings.update(threshold=threshold, threshold_scale=MARGIN)
-        super()._restore_cfg(saved)
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:
         """The thresholded multi-label cross-entropy over all cells of all

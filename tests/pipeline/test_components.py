@@ -13,7 +13,7 @@ DEFAULTS = {
         "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.3775, "max_candidates": 20000,
         "max_span_width": None, "head_lr_scale": 1.0, "prior_offset": True}),
     "crener": (CRENER, {
-        "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5, "threshold_scale": "probability",
+        "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5,
         "positive_weight": 5.0, "max_grid_length": 256, "unsegmented_window": 96, "max_candidates": 20000,
         "head_lr_scale": 1.0}),
     "lcrf_ner": (LCRFNER, {
