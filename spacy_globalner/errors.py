@@ -106,6 +106,14 @@ class Warnings(metaclass=ErrorsWithCodes):
             "covers. First in sentence {number}: index {index}, type {type!r}. "
             "The other entities were kept; the counts are in the converter's "
             "repairs.")
+    # training budgets: W440-W449
+    W440 = ("training.max_steps = {max_steps} is below training.eval_frequency "
+            "= {eval_frequency}: `spacy train` evaluates after the first update "
+            "and then every {eval_frequency} updates, so it never evaluates the "
+            "trained pipeline and model-best would be the pipeline after one "
+            "update (model-last holds the trained one). Evaluate within the "
+            "budget, e.g. --training.eval_frequency {suggested} (every "
+            "{suggested} updates), or {max_steps} (at the last update only).")
 
 
 class Errors(metaclass=ErrorsWithCodes):

@@ -34,7 +34,6 @@ from .ents_filters import EntsFilter
 from .gold import check_gold_layer
 from .head_lr import HeadScaledOptimizer
 from .listeners import missing_upstream
-from .schedule_budget import check_schedule_budget, interpolate_optimizer
 from .span_decoding import ThresholdDecoding
 from .span_labels import GoldSummary, LabelsAndGold
 from .span_serialization import TwoPhaseRestore
@@ -205,14 +204,14 @@ class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe)
         from the gold, size and initialize the model on a few examples.
 
         get_examples (Callable[[], Iterable[Example]]): The training data.
-        nlp (Optional[Language]): The pipeline; its training config is checked.
+        nlp (Optional[Language]): The pipeline: no other component may write
+            doc.spans[spans_key]. Its config is left as it is (the training
+            budget is the callbacks' of pipeline/schedule_budget.py).
         labels (Optional[List[str]]): The labels, instead of those in the data.
         """
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
         if nlp is not None and self.name in nlp.component_names:
             check_spans_key_free(nlp, self.name, self.key, nlp.get_pipe_meta(self.name).factory)
-        check_schedule_budget(nlp, get_examples)
-        interpolate_optimizer(nlp)
         check_gold_layer(get_examples(), self.key, self.name, labels_given=bool(labels or self.labels))
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
