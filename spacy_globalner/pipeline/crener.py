@@ -94,6 +94,40 @@ def make_crener(
     `max_grid_length` tokens are tagged in windows (of `unsegmented_window`
     tokens where they have no sentence boundaries); at most `max_candidates`
     spans per doc.
+
+    nlp (Language): The pipeline the component is added to.
+    name (str): The component instance name, used to add entries to the
+        losses during training.
+    model (Model[List[Doc], GridScores]): A model instance that is given a
+        list of documents and returns a token-pair tag grid per window and the
+        window plan.
+    spans_key (str): Key of doc.spans to write the spans under; training
+        reads the gold spans from it (from doc.ents, for a doc without the key).
+    threshold (float): The score (a probability, sigmoid of the closing
+        vote) a span must reach; a neighbour link's vote must reach it too.
+        Labels calibrated by `spacy globalner calibrate` use their own.
+    positive_weight (float): The weight in the loss of a cell carrying a
+        gold tag, relative to an empty cell.
+    max_grid_length (int): The most tokens in one grid window; longer
+        docs are tagged in overlapping windows.
+    set_ents (bool): Whether to also write the spans that ents_filter
+        chooses to doc.ents.
+    ents_filter (EntsFilter): Chooses the non-overlapping spans for
+        doc.ents from the spans and their scores (e.g.
+        spacy-globalner.longest_first_filter.v1).
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
+    head_lr_scale (float): The factor on the optimizer's learning rate
+        for the head's parameters (the "head" ref), e.g. 20 to train the head
+        at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
+    unsegmented_window (Optional[int]): The tokens in each window over
+        text longer than max_grid_length without a sentence boundary, at most
+        max_grid_length (None: max_grid_length).
+    RETURNS (CRENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "crener")
     return CRENER(
@@ -151,6 +185,41 @@ class CRENER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
+        """Initialize the component; the settings go to self.cfg.
+
+        vocab (Vocab): The shared vocabulary.
+        model (Model[List[Doc], GridScores]): A model instance that is given a
+            list of documents and returns a token-pair tag grid per window and the
+            window plan.
+        name (str): The component instance name, used to add entries to the
+            losses during training.
+        spans_key (str): Key of doc.spans to write the spans under; training
+            reads the gold spans from it (from doc.ents, for a doc without the key).
+        threshold (float): The score (a probability, sigmoid of the closing
+            vote) a span must reach; a neighbour link's vote must reach it too.
+            Labels calibrated by `spacy globalner calibrate` use their own.
+        positive_weight (float): The weight in the loss of a cell carrying a
+            gold tag, relative to an empty cell.
+        max_grid_length (int): The most tokens in one grid window; longer
+            docs are tagged in overlapping windows.
+        unsegmented_window (Optional[int]): The tokens in each window over
+            text longer than max_grid_length without a sentence boundary, at most
+            max_grid_length (None: max_grid_length).
+        max_candidates (Optional[int]): The most spans one doc may yield, the
+            highest-scoring kept, a bound on the memory of a long doc (0 or None:
+            no bound).
+        set_ents (bool): Whether to also write the spans that ents_filter
+            chooses to doc.ents.
+        ents_filter (EntsFilter): Chooses the non-overlapping spans for
+            doc.ents from the spans and their scores (e.g.
+            spacy-globalner.longest_first_filter.v1).
+        scorer (Optional[Callable]): The scoring method. Defaults to
+            Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+            doc.ents.
+        head_lr_scale (float): The factor on the optimizer's learning rate
+            for the head's parameters (the "head" ref), e.g. 20 to train the head
+            at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+        """
         check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
