@@ -20,8 +20,8 @@ from ..ml.models.crener import build_crener  # noqa: F401 (registers the archite
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
+from .gold import GoldSummary
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_labels import GoldSummary
 from .span_pipe import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOK2VEC_MODEL,

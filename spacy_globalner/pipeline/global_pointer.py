@@ -18,8 +18,8 @@ from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
+from .gold import GoldSummary
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_labels import GoldSummary
 from .span_pipe import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOK2VEC_MODEL,
