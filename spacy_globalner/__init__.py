@@ -11,8 +11,14 @@ from .pipeline.cse_ner import CSENER
 from .pipeline.ents_filters import highest_score_filter, longest_first_filter
 from .pipeline.global_pointer import GlobalPointer
 from .pipeline.lcrf_ner import LCRFNER
+from .pipeline.schedule_budget import make_training_budget  # noqa: F401 (registers the callbacks)
 from .pipeline.scoring import score_spans_and_ents
 
+# On import, not on first use: the hang it prevents is in the child of a fork
+# that spaCy makes (nlp.pipe(n_process=N)) and that no code of this package
+# sees coming, so the handler must be in place before any fork, and every
+# process that holds one of these components has imported the package by
+# then. os.register_at_fork has no way to unregister, hence once per process.
 register_fork_handler()
 
 __all__ = [

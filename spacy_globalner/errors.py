@@ -110,6 +110,14 @@ class Warnings(metaclass=ErrorsWithCodes):
     W500 = ("No documents were read from {path}: it is empty, or a .jsonl file "
             "with blank lines only, and {output} holds no records. Check that it "
             "is the corpus file you meant.")
+    # training budgets: W440-W449
+    W440 = ("training.max_steps = {max_steps} is below training.eval_frequency "
+            "= {eval_frequency}: `spacy train` evaluates after the first update "
+            "and then every {eval_frequency} updates, so it never evaluates the "
+            "trained pipeline and model-best would be the pipeline after one "
+            "update (model-last holds the trained one). Evaluate within the "
+            "budget, e.g. --training.eval_frequency {suggested} (every "
+            "{suggested} updates), or {max_steps} (at the last update only).")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -137,7 +145,6 @@ class Errors(metaclass=ErrorsWithCodes):
             "that takes a list of spans with scores and returns a "
             "non-overlapping subset, such as "
             "@misc = \"spacy-globalner.highest_score_filter.v1\".")
-    E009 = ("threshold must be a finite number, got {value!r}.")
     E010 = ("head_width must be a positive even integer (RoPE rotates pairs "
             "of dimensions), got {value!r}.")
     E011 = ("{count} of {total} gold spans in the training data of '{name}' "
@@ -208,7 +215,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E050 = ("threshold of '{owner}' must be a probability from 0 to 1, got "
             "{value!r}: a span is kept where its score (the probability in "
             "doc.spans[key].attrs[\"scores\"]) reaches the threshold, as in "
-            "spancat. A logit or margin x is the probability 1 / (1 + e^-x), "
+            "spancat. A logit x is the probability 1 / (1 + e^-x), "
             "e.g. -0.5 is 0.3775 and 1.5 is 0.8176. Tune it with `spacy "
             "find-threshold MODEL DEV {owner} threshold spans_{key}_f`.")
     E051 = ("cfg['thresholds'] of '{name}' must map labels to probabilities "

@@ -1,6 +1,6 @@
 """The `crener` component: nested and flat NER as relations on a token-pair grid."""
 import warnings
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -15,14 +15,13 @@ from ..decoding import SpanArrays
 from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
-from ..decoding.probabilities import logit, sigmoid
 from ..errors import Errors, Warnings
 from ..ml.models.crener import build_crener, prediction_band  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
+from .gold import GoldSummary
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_labels import GoldSummary
 from .span_pipe import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOK2VEC_MODEL,
@@ -55,12 +54,6 @@ DEFAULT_POSITIVE_WEIGHT = 5.0
 # pays for about 4/3 of a window's length in grid cells; 96 still finds every
 # entity of up to 24 tokens (docs/crener.md, "unsegmented_window").
 DEFAULT_UNSEGMENTED_WINDOW = 96
-# Saved in the component's cfg: the scale of `threshold` in the pipeline's
-# config. A pipeline saved without it has a margin of logits there
-# (docs/thresholds.md, "crener pipelines with a margin"), read as the
-# probability sigmoid(margin) at load.
-PROBABILITY = "probability"
-MARGIN = "margin"
 
 
 @Language.factory(
@@ -101,6 +94,40 @@ def make_crener(
     `max_grid_length` tokens are tagged in windows (of `unsegmented_window`
     tokens where they have no sentence boundaries); at most `max_candidates`
     spans per doc.
+
+    nlp (Language): The pipeline the component is added to.
+    name (str): The component instance name, used to add entries to the
+        losses during training.
+    model (Model[List[Doc], GridScores]): A model instance that is given a
+        list of documents and returns a token-pair tag grid per window and the
+        window plan.
+    spans_key (str): Key of doc.spans to write the spans under; training
+        reads the gold spans from it (from doc.ents, for a doc without the key).
+    threshold (float): The score (a probability, sigmoid of the closing
+        vote) a span must reach; a neighbour link's vote must reach it too.
+        Labels calibrated by `spacy globalner calibrate` use their own.
+    positive_weight (float): The weight in the loss of a cell carrying a
+        gold tag, relative to an empty cell.
+    max_grid_length (int): The most tokens in one grid window; longer
+        docs are tagged in overlapping windows.
+    set_ents (bool): Whether to also write the spans that ents_filter
+        chooses to doc.ents.
+    ents_filter (EntsFilter): Chooses the non-overlapping spans for
+        doc.ents from the spans and their scores (e.g.
+        spacy-globalner.longest_first_filter.v1).
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
+    head_lr_scale (float): The factor on the optimizer's learning rate
+        for the head's parameters (the "head" ref), e.g. 20 to train the head
+        at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
+    unsegmented_window (Optional[int]): The tokens in each window over
+        text longer than max_grid_length without a sentence boundary, at most
+        max_grid_length (None: max_grid_length).
+    RETURNS (CRENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "crener")
     return CRENER(
@@ -122,11 +149,11 @@ def make_crener(
 
 class CRENER(SpanPipe):
     """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
-    and decode the entities from the cells above threshold.
+    and decode the entities from the cells that reach the threshold.
 
     Settings in self.cfg: labels, spans_key, threshold (a probability: a
     span's score, as in attrs["scores"], is sigmoid(its closing vote), and
-    spans scored above it are kept; a neighbour link needs the same
+    spans whose score reaches it are kept; a neighbour link needs the same
     probability), positive_weight (weight in the loss of a cell carrying a
     gold tag, relative to an empty cell), max_grid_length (most tokens in one
     grid window), unsegmented_window (tokens in each of the overlapping
@@ -161,9 +188,42 @@ class CRENER(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
-        # A number only: a pipeline whose config holds a margin is created
-        # first and converted in from_disk; label_thresholds() checks the range.
-        check_number(threshold, "threshold", name, error=Errors.E009)
+        """Initialize the component; the settings go to self.cfg.
+
+        vocab (Vocab): The shared vocabulary.
+        model (Model[List[Doc], GridScores]): A model instance that is given a
+            list of documents and returns a token-pair tag grid per window and the
+            window plan.
+        name (str): The component instance name, used to add entries to the
+            losses during training.
+        spans_key (str): Key of doc.spans to write the spans under; training
+            reads the gold spans from it (from doc.ents, for a doc without the key).
+        threshold (float): The score (a probability, sigmoid of the closing
+            vote) a span must reach; a neighbour link's vote must reach it too.
+            Labels calibrated by `spacy globalner calibrate` use their own.
+        positive_weight (float): The weight in the loss of a cell carrying a
+            gold tag, relative to an empty cell.
+        max_grid_length (int): The most tokens in one grid window; longer
+            docs are tagged in overlapping windows.
+        unsegmented_window (Optional[int]): The tokens in each window over
+            text longer than max_grid_length without a sentence boundary, at most
+            max_grid_length (None: max_grid_length).
+        max_candidates (Optional[int]): The most spans one doc may yield, the
+            highest-scoring kept, a bound on the memory of a long doc (0 or None:
+            no bound).
+        set_ents (bool): Whether to also write the spans that ents_filter
+            chooses to doc.ents.
+        ents_filter (EntsFilter): Chooses the non-overlapping spans for
+            doc.ents from the spans and their scores (e.g.
+            spacy-globalner.longest_first_filter.v1).
+        scorer (Optional[Callable]): The scoring method. Defaults to
+            Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+            doc.ents.
+        head_lr_scale (float): The factor on the optimizer's learning rate
+            for the head's parameters (the "head" ref), e.g. 20 to train the head
+            at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+        """
+        check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_number(positive_weight, "positive_weight", name, above=0.0, error=Errors.E206)
         _check_grid_length(max_grid_length, name)
         _check_unsegmented_window(unsegmented_window, name)
@@ -177,7 +237,6 @@ class CRENER(SpanPipe):
             ents_filter=ents_filter,
             scorer=scorer,
             threshold=float(threshold),
-            threshold_scale=PROBABILITY,
             positive_weight=float(positive_weight),
             max_grid_length=max_grid_length,
             unsegmented_window=unsegmented_window,
@@ -225,9 +284,8 @@ class CRENER(SpanPipe):
     def _decode_at(
         self, docs: List[Doc], scores: GridScores, thresholds: Optional[numpy.ndarray]
     ) -> List[SpanArrays]:
-        # The grid holds logits: a probability p is the margin logit(p) over
-        # the threshold class. Per-label thresholds apply to the labelled
-        # closing votes; the unlabelled neighbour links keep `threshold`.
+        # Per-label thresholds apply to the labelled closing votes; the
+        # unlabelled neighbour links keep `threshold`.
         grids, windows = scores
         to_numpy = self.model.ops.to_numpy
         found, counts = decode_windows(
@@ -235,24 +293,13 @@ class CRENER(SpanPipe):
             windows,
             len(docs),
             len(self.labels),
-            float(logit(self.cfg["threshold"])),
-            label_thresholds=logit(thresholds),
+            float(self.cfg["threshold"]),
+            label_thresholds=thresholds,
             max_candidates=self.cfg.get("max_candidates"),
             band=prediction_band(self.cfg.get("max_span_width"), is_train=False),
         )
         self._warn_capped(docs, counts)
         return found
-
-    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
-        """Merge a saved cfg (see SpanPipe); where it has no threshold_scale,
-        the config's `threshold` is a margin: use the probability it stands for.
-        """
-        if saved.get("threshold_scale") != PROBABILITY and self.cfg["threshold_scale"] == PROBABILITY:
-            threshold = float(sigmoid(self.cfg["threshold"]))
-            self.cfg.update(threshold=threshold, threshold_scale=MARGIN)
-            # the config still holds the margin, which this reading reproduces
-            self._configured_settings.update(threshold=threshold, threshold_scale=MARGIN)
-        super()._restore_cfg(saved)
 
     def get_loss(self, examples: Iterable[Example], scores: GridScores) -> Tuple[float, List[Floats3d]]:
         """The thresholded multi-label cross-entropy over all cells of all

@@ -64,6 +64,25 @@ def make_cse_ner(
 ) -> "CSENER":
     """Create a CSE tagger: start and end markers above `threshold`, missing
     markers filled in, a class per entity by the mean class probability.
+
+    nlp (Language): The pipeline the component is added to.
+    name (str): The component instance name, used to add entries to the
+        losses during training.
+    model (Model[List[Doc], Floats3d]): A model instance that is given a
+        list of documents and returns per token a start and an end logit and
+        the class logits, (n_docs, max_length, 2 + n_labels + 1).
+    spans_key (str): Key of doc.spans to write the spans under; training
+        reads the gold spans from it (from doc.ents, for a doc without the key).
+    threshold (float): The probability that makes a token a start or an
+        end marker.
+    head_lr_scale (float): The factor on the optimizer's learning rate
+        for the head's parameters (the "head" ref), e.g. 20 to train the head
+        at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
+    set_ents (bool): Whether to also write the entities to doc.ents.
+    RETURNS (CSENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "cse_ner")
     return CSENER(
@@ -96,6 +115,26 @@ class CSENER(FlatSpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         set_ents: bool = True,
     ) -> None:
+        """Initialize the component; the settings go to self.cfg.
+
+        vocab (Vocab): The shared vocabulary.
+        model (Model[List[Doc], Floats3d]): A model instance that is given a
+            list of documents and returns per token a start and an end logit and
+            the class logits, (n_docs, max_length, 2 + n_labels + 1).
+        name (str): The component instance name, used to add entries to the
+            losses during training.
+        spans_key (str): Key of doc.spans to write the spans under; training
+            reads the gold spans from it (from doc.ents, for a doc without the key).
+        threshold (float): The probability that makes a token a start or an
+            end marker.
+        head_lr_scale (float): The factor on the optimizer's learning rate
+            for the head's parameters (the "head" ref), e.g. 20 to train the head
+            at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+        scorer (Optional[Callable]): The scoring method. Defaults to
+            Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+            doc.ents.
+        set_ents (bool): Whether to also write the entities to doc.ents.
+        """
         check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E130)
         super().__init__(
             vocab,

@@ -11,8 +11,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 from .ents_filters import longest_first_filter
-from .gold import aligned_gold_spans
-from .span_labels import GoldSummary
+from .gold import GoldSummary, aligned_gold_spans
 from .span_pipe import SpanPipe
 
 

@@ -18,8 +18,8 @@ from ..ml.models import global_pointer as _registers_architecture  # noqa: F401
 from ..ml.torch.global_pointer.loss import global_pointer_loss
 from ..validation import check_bool, check_int, check_number
 from .ents_filters import EntsFilter
+from .gold import GoldSummary
 from .scoring import NESTED_NER_SCORE_WEIGHTS, score_spans_and_ents
-from .span_labels import GoldSummary
 from .span_pipe import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOK2VEC_MODEL,
@@ -76,6 +76,37 @@ def make_global_pointer(
     """Create a GlobalPointer recogniser: every span up to `max_span_width` tokens
     whose score (a probability) for a label is at least `threshold` is an
     entity of that label, at most `max_candidates` per doc.
+
+    nlp (Language): The pipeline the component is added to.
+    name (str): The component instance name, used to add entries to the
+        losses during training.
+    model (Model[List[Doc], Floats3d]): A model instance that is given a
+        list of documents and returns the logit of every (start, width, label)
+        cell of the band, (n_tokens, width, n_labels), width at most max_span_width.
+    spans_key (str): Key of doc.spans to write the spans under; training
+        reads the gold spans from it (from doc.ents, for a doc without the key).
+    threshold (float): The score (a probability, as spancat's) a span
+        must reach; labels calibrated by `spacy globalner calibrate` use their own.
+    max_span_width (Optional[int]): The widest span scored, in tokens;
+        None sets it from the widest gold span at initialize.
+    prior_offset (bool): Whether initialize starts every score at half the
+        log-odds of a cell being a gold span in the training data, rather than
+        at 0.
+    set_ents (bool): Whether to also write the spans that ents_filter
+        chooses to doc.ents.
+    ents_filter (EntsFilter): Chooses the non-overlapping spans for
+        doc.ents from the spans and their scores (e.g.
+        spacy-globalner.longest_first_filter.v1).
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
+    head_lr_scale (float): The factor on the optimizer's learning rate
+        for the head's parameters (the "head" ref), e.g. 20 to train the head
+        at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
+    RETURNS (GlobalPointer): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "global_pointer")
     return GlobalPointer(
@@ -128,6 +159,38 @@ class GlobalPointer(SpanPipe):
         scorer: Optional[Callable] = score_spans_and_ents,
         head_lr_scale: float = 1.0,
     ) -> None:
+        """Initialize the component; the settings go to self.cfg.
+
+        vocab (Vocab): The shared vocabulary.
+        model (Model[List[Doc], Floats3d]): A model instance that is given a
+            list of documents and returns the logit of every (start, width, label)
+            cell of the band, (n_tokens, width, n_labels), width at most max_span_width.
+        name (str): The component instance name, used to add entries to the
+            losses during training.
+        spans_key (str): Key of doc.spans to write the spans under; training
+            reads the gold spans from it (from doc.ents, for a doc without the key).
+        threshold (float): The score (a probability, as spancat's) a span
+            must reach; labels calibrated by `spacy globalner calibrate` use their own.
+        max_candidates (Optional[int]): The most spans one doc may yield, the
+            highest-scoring kept, a bound on the memory of a long doc (0 or None:
+            no bound).
+        max_span_width (Optional[int]): The widest span scored, in tokens;
+            None sets it from the widest gold span at initialize.
+        prior_offset (bool): Whether initialize starts every score at half the
+            log-odds of a cell being a gold span in the training data, rather than
+            at 0.
+        set_ents (bool): Whether to also write the spans that ents_filter
+            chooses to doc.ents.
+        ents_filter (EntsFilter): Chooses the non-overlapping spans for
+            doc.ents from the spans and their scores (e.g.
+            spacy-globalner.longest_first_filter.v1).
+        scorer (Optional[Callable]): The scoring method. Defaults to
+            Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+            doc.ents.
+        head_lr_scale (float): The factor on the optimizer's learning rate
+            for the head's parameters (the "head" ref), e.g. 20 to train the head
+            at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+        """
         check_number(threshold, "threshold", name, least=0.0, most=1.0, error=Errors.E050, key=spans_key)
         check_int(max_candidates, "max_candidates", name, least=0, allow_none=True, error=Errors.E052)
         _check_width(max_span_width, name)

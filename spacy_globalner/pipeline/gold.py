@@ -1,12 +1,27 @@
 """Gold spans of an Example, mapped onto the predicted doc's tokens."""
 import warnings
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
 from spacy.tokens import Span
 from spacy.training import Example
 
 from ..errors import Errors, Warnings
 from .edges import trim_spans
+
+
+class GoldSummary:
+    """What a pass over the training data found: labels, widest span, misses."""
+
+    def __init__(self) -> None:
+        self.labels: set = set()
+        self.widths: List[int] = []
+        self.missed: List[Span] = []
+
+    def add(self, aligned: Sequence[Span], missed: Sequence[Span]) -> None:
+        self.labels.update(span.label_ for span in aligned)
+        self.labels.update(span.label_ for span in missed)
+        self.widths.extend(len(span) for span in aligned)
+        self.missed.extend(missed)
 
 
 def reference_spans(example: Example, spans_key: str) -> List[Span]:

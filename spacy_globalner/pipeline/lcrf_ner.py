@@ -72,6 +72,28 @@ def make_lcrf_ner(
     """Create a linear-chain CRF recogniser over IOB or BIOES tags (or the
     softmax baseline): Viterbi or argmax decoding, optionally constrained to
     valid tags, repaired by Entity-Fix ("paper", "lenient" or "none").
+
+    nlp (Language): The pipeline the component is added to.
+    name (str): The component instance name, used to add entries to the
+        losses during training.
+    model (Model[List[Doc], CRFScores]): A model instance that is given a
+        list of documents and returns the tag emissions (n_docs, max_length,
+        n_tags) and the transition scores (n_tags + 2, n_tags + 2).
+    spans_key (str): Key of doc.spans to write the spans under; training
+        reads the gold spans from it (from doc.ents, for a doc without the key).
+    constrained (bool): Whether decoding allows only valid tag
+        sequences (no I-X after O) rather than leaving them to entity_fix.
+    entity_fix (Union[bool, str]): How invalid tag sequences are read as
+        entities: "paper", "lenient" or "none" (True and False: "paper" and
+        "none"); see decoding/lcrf_ner/entity_fix.py.
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
+    head_lr_scale (float): The factor on the optimizer's learning rate
+        for the head's parameters (the "head" ref), e.g. 20 to train the head
+        at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+    set_ents (bool): Whether to also write the entities to doc.ents.
+    RETURNS (LCRFNER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "lcrf_ner")
     return LCRFNER(
@@ -116,6 +138,29 @@ class LCRFNER(FlatSpanPipe):
         head_lr_scale: float = 1.0,
         set_ents: bool = True,
     ) -> None:
+        """Initialize the component; the settings go to self.cfg.
+
+        vocab (Vocab): The shared vocabulary.
+        model (Model[List[Doc], CRFScores]): A model instance that is given a
+            list of documents and returns the tag emissions (n_docs, max_length,
+            n_tags) and the transition scores (n_tags + 2, n_tags + 2).
+        name (str): The component instance name, used to add entries to the
+            losses during training.
+        spans_key (str): Key of doc.spans to write the spans under; training
+            reads the gold spans from it (from doc.ents, for a doc without the key).
+        constrained (bool): Whether decoding allows only valid tag
+            sequences (no I-X after O) rather than leaving them to entity_fix.
+        entity_fix (Union[bool, str]): How invalid tag sequences are read as
+            entities: "paper", "lenient" or "none" (True and False: "paper" and
+            "none"); see decoding/lcrf_ner/entity_fix.py.
+        scorer (Optional[Callable]): The scoring method. Defaults to
+            Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+            doc.ents.
+        head_lr_scale (float): The factor on the optimizer's learning rate
+            for the head's parameters (the "head" ref), e.g. 20 to train the head
+            at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
+        set_ents (bool): Whether to also write the entities to doc.ents.
+        """
         check_bool(constrained, "constrained", name, error=Errors.E100)
         options = ENTITY_FIX_RULES + ("none",)
         if not isinstance(entity_fix, bool) and entity_fix not in options:

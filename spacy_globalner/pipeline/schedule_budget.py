@@ -1,31 +1,39 @@
-"""The learning-rate schedule must end where the training budget ends.
+"""The learning-rate schedule must end where the training budget ends, and a
+run must be evaluated within its budget.
 
 The configs' schedule is `spacy-globalner.warmup_linear.v1` with `total_steps
 = ${training.max_steps}`, so `--training.max_steps N` alone moves the end of
 the schedule, and its warm-up is at most a tenth of the run, so a short run
-still reaches the peak rate. Two things keep that working everywhere:
+still reaches the peak rate. Two callbacks, named in the configs, keep that
+working; the components know nothing of the training config:
 
-- spaCy builds the optimizer from the raw, un-interpolated config where
-  nothing passes one (`spacy debug data`, `nlp.initialize()` in Python), so
-  each component interpolates [training.optimizer] in nlp.config when it is
-  initialized (interpolate_optimizer);
-- a schedule whose total_steps is written as a number, or that ends where
-  training never does, is refused: E440 where total_steps differs from
-  training.max_steps, or where max_steps is 0 (a max_epochs run, of a number
-  of updates no one knows before training). Each component checks this when
-  it is initialized, which `spacy train` and `spacy debug data` do before the
-  first update; the callback checks it too, which `spacy debug config`
-  reaches.
+- `spacy-globalner.check_schedule_budget.v1`, the configs'
+  [nlp] after_pipeline_creation, checks the budget from the config alone, in
+  every command that builds the pipeline (`spacy debug config` included);
+- `spacy-globalner.training_budget.v1`, the configs' [initialize]
+  before_init, runs when the pipeline is initialized (`spacy train`, `spacy
+  debug data`, nlp.initialize() in Python): it checks the budget again,
+  counting the updates of a max_epochs run on the training corpus, warns
+  (W440) where max_steps is below eval_frequency, and interpolates
+  [training.optimizer] in nlp.config, because nlp.initialize() without an
+  optimizer builds one from the config as written, where
+  `${training.max_steps}` is still text that the schedule refuses.
 
-A warm-up as long as the run never reaches the peak rate: E442 for a
-schedule that does not shorten it (thinc's warmup_linear.v1), against
-max_steps from the config alone; a max_epochs run has as many updates as its
-batcher makes batches of the corpus, known only at initialize, which counts
-one epoch's batches.
+A config that leaves before_init out (or needs it for a callback of its own)
+trains as well with `spacy train`, which passes the optimizer it resolved;
+`nlp.initialize()` in Python then needs `sgd=` for a schedule written as
+`${training.max_steps}`.
 
-Both errors are ConfigValidationErrors, which spaCy's commands print as
-config errors, without a traceback.
+The budget's errors: E440 where a schedule's total_steps differs from
+training.max_steps, or where max_steps is 0 (a max_epochs run, of a number
+of updates no one knows before training); E442 where a warm-up is as long
+as the run, so the rate never reaches its peak, for a schedule that does not
+shorten it (thinc's warmup_linear.v1), against max_steps from the config
+alone, or against a max_epochs run's updates, known only once the batches of
+one epoch are counted. Both are ConfigValidationErrors, which spaCy's
+commands print as config errors, without a traceback.
 """
+import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
 
 from confection import ConfigValidationError
@@ -34,7 +42,7 @@ from spacy.training import Example
 from spacy.util import registry
 from thinc.api import warmup_linear
 
-from ..errors import Errors
+from ..errors import Errors, Warnings
 
 SCHEDULE = "spacy-globalner.warmup_linear.v1"
 # The warm-up of SCHEDULE takes at most this share of the run's updates.
@@ -167,30 +175,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def interpolate_optimizer(nlp: Optional[Language]) -> None:
-    """Replace [training.optimizer] in nlp.config by its interpolated self.
-
-    nlp.initialize() without an optimizer (`spacy debug data`, Python) builds
-    one from nlp.config as it is, where `${training.max_steps}` is still text
-    that the schedule refuses. Components call this when they are
-    initialized, just before that; building the pipeline leaves the config as
-    written (so `spacy init fill-config` keeps the reference).
-
-    nlp (Optional[Language]): The pipeline, with the training config.
-    """
-    if nlp is None:
-        return
-    training = nlp.config.get("training", {})
-    if "optimizer" in training:
-        training["optimizer"] = nlp.config.interpolate()["training"]["optimizer"]
-
-
+@registry.callbacks("spacy-globalner.check_schedule_budget.v1")
 def make_schedule_budget_check() -> Callable[[Language], Language]:
-    """An `after_pipeline_creation` callback that runs check_schedule_budget.
+    """An [nlp] after_pipeline_creation callback that runs
+    check_schedule_budget on the config alone.
 
     spaCy sets nlp.config just before this callback, so the check runs in every
     command that builds the pipeline from a config, `spacy debug config` (which
-    never initializes) included, and not only at initialize.
+    never initializes) included.
     """
 
     def check_budget(nlp: Language) -> Language:
@@ -198,3 +190,57 @@ def make_schedule_budget_check() -> Callable[[Language], Language]:
         return nlp
 
     return check_budget
+
+
+@registry.callbacks("spacy-globalner.training_budget.v1")
+def make_training_budget() -> Callable[[Language], Language]:
+    """An [initialize] before_init callback: check_schedule_budget with the
+    training corpus (the updates of a max_epochs run), W440 where
+    max_steps is below eval_frequency, then [training.optimizer] in
+    nlp.config replaced by its interpolated self, so that nlp.initialize()
+    without an optimizer builds the schedule. Building the pipeline leaves
+    the config as written (so `spacy init fill-config` keeps the
+    `${training.max_steps}` reference).
+    """
+
+    def before_init(nlp: Language) -> Language:
+        check_schedule_budget(nlp, _train_corpus(nlp))
+        warn_eval_frequency(nlp)
+        training = nlp.config.get("training", {})
+        if "optimizer" in training:
+            training["optimizer"] = nlp.config.interpolate()["training"]["optimizer"]
+        return nlp
+
+    return before_init
+
+
+def warn_eval_frequency(nlp: Language) -> None:
+    """W440 where training.max_steps is below training.eval_frequency: `spacy
+    train` would evaluate after the first update only, and save that
+    pipeline as model-best.
+
+    nlp (Language): The pipeline, with the training config.
+    """
+    training = nlp.config.interpolate().get("training", {})
+    max_steps, eval_frequency = training.get("max_steps"), training.get("eval_frequency")
+    if _is_int(max_steps) and _is_int(eval_frequency) and 0 < max_steps < eval_frequency:
+        suggested = max(1, max_steps // 4)
+        warnings.warn(Warnings.W440.format(max_steps=max_steps, eval_frequency=eval_frequency,
+                                           suggested=suggested))
+
+
+def _train_corpus(nlp: Language) -> Optional[Callable[[], Iterable[Example]]]:
+    """The examples of [training] train_corpus, read when called; None where
+    the config names no corpus that resolves (a pipeline built in Python)."""
+    config = nlp.config.interpolate()
+    name = config.get("training", {}).get("train_corpus")
+    section: Any = config
+    for key in name.split(".") if isinstance(name, str) else [None]:
+        section = section.get(key) if isinstance(section, dict) else None
+    if not isinstance(section, dict):
+        return None
+    try:  # this reader only: the dev corpus may have no path yet
+        corpus = registry.resolve({"corpus": section})["corpus"]
+    except (ConfigValidationError, ValueError):
+        return None
+    return lambda: corpus(nlp)

@@ -1,43 +1,44 @@
-"""The base of the span components: SpanPipe, put together from its parts
-(labels and gold: span_labels; decoding at thresholds: span_decoding; saving
-and loading: span_serialization; the head's learning rate: head_lr).
+"""The base of the span components, SpanPipe: labels and gold, the two
+phases of training (initialize, update), decoding at thresholds, and saving
+and loading a lazily built torch head (cfg first, then the head's shape, then
+the weights, checked for shape and for NaN or inf).
 
-A subclass provides:
+A head subclasses SpanPipe and implements the hooks documented in the
+class's "Hooks a head implements" section: `_decode_at` and `get_loss`
+always; `_n_head_outputs`, `_initialize_settings` and `_configure_model`
+where the default does not fit. The architecture must `set_ref("head", ...)`
+on the Thinc node that owns the torch module; the node has no layers until
+the module is built.
 
-- `_decode_at(docs, scores, thresholds) -> spans`: one SpanArrays per doc;
-  `thresholds` holds a probability per label where the class sets
-  `span_thresholds`, else None;
-- `get_loss(examples, scores) -> (loss, d_scores)`;
-- where needed, `_configure_model()` (copies cfg settings into model attrs;
-  called before sizing the head and before each predict and update),
-  `_n_head_outputs()` (the head's nO, if not len(labels)) and
-  `_initialize_settings(summary, get_examples)` (settings inferred from the
-  gold, warnings about gold the head cannot learn).
-
-The architecture must `set_ref("head", ...)` on the Thinc node that owns the
-torch module; the node has no layers until the module is built.
+At load the component has just been created from the pipeline's config (with
+the user's overrides): for a setting, that value is the one used. Only what
+training learned comes from the saved cfg.
 """
 import warnings
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+import numpy
+import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 
+from ..decoding import SpanArrays
 from ..errors import Errors, Warnings
+from ..ml.layers.pytorch_wrapper import shim_module
 from ..validation import check_bool, check_key, check_number
+from .edges import filter_span_arrays
 from .ents_filters import EntsFilter
-from .gold import check_gold_layer
+from .gold import GoldSummary, aligned_gold_spans, check_gold_layer
 from .head_lr import HeadScaledOptimizer
 from .listeners import missing_upstream
-from .schedule_budget import check_schedule_budget, interpolate_optimizer
-from .span_decoding import ThresholdDecoding
-from .span_labels import GoldSummary, LabelsAndGold
-from .span_serialization import TwoPhaseRestore
+from .span_output import write_spans
 from .spans_keys import written_spans_key
 
 # The encoder of every component's default model, appended to its [model]
@@ -59,12 +60,34 @@ N_INIT_EXAMPLES = 10
 # trained head would yield a span for most cells (docs/thresholds.md,
 # "max_candidates").
 DEFAULT_MAX_CANDIDATES = 20000
+# With at least this many gold spans, losing most of them to misalignment means
+# the tokenizer does not match the corpus: an error, not a warning.
+MIN_SPANS_FOR_MISMATCH = 10
 
 
-class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe):
+class SpanPipe(TrainablePipe):
     """Base class of the span-predicting components (not registered itself).
-    self.cfg holds settings (from the config) and learned state.
+
+    self.cfg holds settings (from the config) and learned state. Class
+    attributes a head sets:
+
+    - span_thresholds: whether cfg["threshold"] (and the calibrated
+      cfg["thresholds"]) is the score, a probability, that a span of a label
+      must reach; set_annotations then passes `_decode_at` one per label;
+    - capped_warning: the warning where max_candidates cut a doc's spans
+      (formatted with name, kept, count, length and more);
+    - learned_cfg_keys: cfg keys that are learned state, restored from the
+      saved cfg at load;
+    - inferred_cfg_keys: settings that initialize() infers from the data where
+      the config leaves them None, restored from the saved cfg while the
+      config still says None. Every other setting keeps the value the
+      component was created with (the config's, with the user's overrides).
     """
+
+    span_thresholds: bool = False
+    capped_warning: str = ""
+    learned_cfg_keys: Tuple[str, ...] = ("labels", "thresholds")
+    inferred_cfg_keys: Tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -147,12 +170,6 @@ class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe)
             head.set_dim("nO", self._n_head_outputs(), force=True)
             head.initialize()
 
-    def _configure_model(self) -> None:
-        """Copy the settings the model reads from self.cfg into its attrs."""
-
-    def _n_head_outputs(self) -> int:
-        return len(self.labels)
-
     # Training -------------------------------------------------------------
 
     def update(
@@ -205,14 +222,14 @@ class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe)
         from the gold, size and initialize the model on a few examples.
 
         get_examples (Callable[[], Iterable[Example]]): The training data.
-        nlp (Optional[Language]): The pipeline; its training config is checked.
+        nlp (Optional[Language]): The pipeline: no other component may write
+            doc.spans[spans_key]. Its config is left as it is (the training
+            budget is the callbacks' of pipeline/schedule_budget.py).
         labels (Optional[List[str]]): The labels, instead of those in the data.
         """
         validate_get_examples(get_examples, f"{type(self).__name__}.initialize")
         if nlp is not None and self.name in nlp.component_names:
             check_spans_key_free(nlp, self.name, self.key, nlp.get_pipe_meta(self.name).factory)
-        check_schedule_budget(nlp, get_examples)
-        interpolate_optimizer(nlp)
         check_gold_layer(get_examples(), self.key, self.name, labels_given=bool(labels or self.labels))
         summary = self._summarise_gold(get_examples)
         self._initialize_labels(summary, labels)
@@ -221,18 +238,317 @@ class SpanPipe(LabelsAndGold, ThresholdDecoding, TwoPhaseRestore, TrainablePipe)
         self._initialize_settings(summary, get_examples)
         self._initialize_model(get_examples)
 
-    def _initialize_settings(
-        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
-    ) -> None:
-        """Infer the head's settings from the gold (those the config leaves None)
-        and warn about gold spans the head cannot learn. The labels are set.
-        """
-
     # Scoring --------------------------------------------------------------
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
         validate_examples(examples, f"{type(self).__name__}.score")
         return self.scorer(examples, spans_key=self.key, set_ents=self.cfg["set_ents"], **kwargs)
+
+    # Hooks a head implements --------------------------------------------
+
+    def _decode_at(self, docs: List[Doc], scores: Any, thresholds: Optional[numpy.ndarray]) -> List[SpanArrays]:
+        """Required: the spans of each doc, label ids in the order of
+        self.labels.
+
+        docs (List[Doc]): The batch.
+        scores: What the model returned for the batch.
+        thresholds (Optional[numpy.ndarray]): Float (n_labels,): the score (a
+            probability) each label's spans must reach, where span_thresholds;
+            else None.
+        RETURNS (List[SpanArrays]): One per doc.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement _decode_at")
+
+    def get_loss(self, examples: Iterable[Example], scores: Any) -> Tuple[float, Any]:
+        """Required: the loss of a batch and its gradient w.r.t. the scores.
+
+        examples (Iterable[Example]): The batch, its gold under spans_key.
+        scores: What the model returned for the batch.
+        RETURNS (Tuple[float, Any]): The loss and d_scores, shaped as scores.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement get_loss")
+
+    def _n_head_outputs(self) -> int:
+        """Optional: the head's nO (default: one per label).
+
+        RETURNS (int): The head's number of outputs.
+        """
+        return len(self.labels)
+
+    def _initialize_settings(
+        self, summary: GoldSummary, get_examples: Callable[[], Iterable[Example]]
+    ) -> None:
+        """Optional: infer the head's settings from the gold (those the config
+        leaves None) and warn about gold spans the head cannot learn. Called
+        by initialize() once the labels are set, before the model is sized.
+
+        summary (GoldSummary): Labels, widths and misaligned spans of the gold.
+        get_examples (Callable[[], Iterable[Example]]): The training data.
+        """
+
+    def _configure_model(self) -> None:
+        """Optional: copy the settings the model reads from self.cfg into its
+        attrs. Called at creation, before the head is sized, and before each
+        predict and update (so that an edit of self.cfg takes effect).
+        """
+
+    # Labels and gold ------------------------------------------------------
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.labels)
+
+    @property
+    def key(self) -> str:
+        return self.cfg["spans_key"]
+
+    def add_label(self, label: str) -> int:
+        if not isinstance(label, str) or not label:
+            raise ValueError(Errors.E005.format(label=label))
+        if label in self.labels:
+            return 0
+        if self.is_initialized:
+            raise ValueError(
+                Errors.E004.format(label=label, name=self.name, labels=list(self.labels))
+            )
+        self.cfg["labels"] = list(self.labels) + [label]
+        self.vocab.strings.add(label)
+        return 1
+
+    def _require_labels(self) -> None:
+        if not self.labels:
+            raise ValueError(Errors.E001.format(name=self.name, key=self.key))
+
+    def _gold_spans(self, example: Example) -> List[Span]:
+        """Aligned gold spans of one example; unknown labels raise E003."""
+        aligned, missed = aligned_gold_spans(example, self.key)
+        if missed:
+            self.n_unaligned_gold += len(missed)
+            if not self._unaligned_reported:
+                self._unaligned_reported = True
+                warnings.warn(
+                    Warnings.W004.format(count=len(missed), name=self.name, example=missed[0].text)
+                )
+        labels = set(self.labels)
+        for span in aligned:
+            if span.label_ not in labels:
+                raise ValueError(
+                    Errors.E003.format(label=span.label_, name=self.name, labels=list(self.labels))
+                )
+        return aligned
+
+    def _summarise_gold(self, get_examples: Callable[[], Iterable[Example]]) -> GoldSummary:
+        summary = GoldSummary()
+        self._unaligned_reported = True  # reported here for the whole corpus
+        for example in get_examples():
+            summary.add(*aligned_gold_spans(example, self.key))
+        total = len(summary.widths) + len(summary.missed)
+        if total >= MIN_SPANS_FOR_MISMATCH and len(summary.missed) > total / 2:
+            raise ValueError(
+                Errors.E011.format(
+                    count=len(summary.missed), total=total, name=self.name,
+                    example=summary.missed[0].text,
+                )
+            )
+        if summary.missed:
+            warnings.warn(
+                Warnings.W002.format(
+                    count=len(summary.missed), name=self.name, example=summary.missed[0].text
+                )
+            )
+        if not summary.widths and not summary.missed:
+            warnings.warn(Warnings.W003.format(name=self.name, key=self.key))
+        return summary
+
+    def _initialize_labels(self, summary: GoldSummary, labels: Optional[Iterable[str]]) -> None:
+        if labels is not None:
+            for label in labels:
+                self.add_label(label)
+            unknown = sorted(summary.labels - set(self.labels))
+            if unknown:
+                raise ValueError(
+                    Errors.E003.format(label=unknown[0], name=self.name, labels=list(self.labels))
+                )
+        else:
+            for label in sorted(summary.labels):
+                self.add_label(label)
+        self._require_labels()
+
+    # Decoding at thresholds -----------------------------------------------
+
+    def set_annotations(self, docs: Iterable[Doc], scores) -> None:
+        """Decode the scores and write spans to doc.spans[spans_key] (and doc.ents)."""
+        docs = list(docs)
+        ents_filter = self.ents_filter if self.cfg["set_ents"] else None
+        label_keys = [self.vocab.strings.add(label) for label in self.labels]
+        thresholds = self.label_thresholds() if self.span_thresholds else None
+        for doc, found in zip(docs, self._decode_at(docs, scores, thresholds)):
+            found = filter_span_arrays(doc, found)
+            write_spans(doc, found, label_keys, self.key, ents_filter)
+
+    def _warn_capped(self, docs: List[Doc], counts: numpy.ndarray) -> None:
+        """Warn once per call where `max_candidates` cut a doc's spans (counts:
+        how many each doc had before the cap), naming the first such doc."""
+        cap = self.cfg.get("max_candidates") or None
+        over = numpy.flatnonzero(counts > cap) if cap is not None else []
+        if len(over):
+            first = int(over[0])
+            more = f" (and {len(over) - 1} more doc(s) of this call)" if len(over) > 1 else ""
+            warnings.warn(
+                self.capped_warning.format(
+                    name=self.name, kept=cap, count=int(counts[first]), length=len(docs[first]), more=more
+                )
+            )
+
+    @property
+    def can_calibrate(self) -> bool:
+        """Whether `spacy globalner calibrate` can set per-label thresholds."""
+        return self.span_thresholds
+
+    def label_thresholds(self) -> numpy.ndarray:
+        """Float64 (n_labels,): the score (a probability, as in attrs["scores"])
+        each label's spans must reach: its threshold from `spacy globalner
+        calibrate` (cfg["thresholds"], label -> probability), `threshold` for
+        the others.
+        """
+        fallback = self.cfg["threshold"]  # may be set in Python after creation
+        check_number(fallback, "threshold", self.name, least=0.0, most=1.0, error=Errors.E050, key=self.key)
+        calibrated = self.cfg.get("thresholds") or {}
+        values = calibrated.values() if isinstance(calibrated, dict) else [None]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
+        thresholds = numpy.asarray([calibrated.get(label, fallback) for label in self.labels], dtype="float64")
+        if not numpy.isfinite(thresholds).all():
+            raise ValueError(Errors.E018.format(name=self.name, value=calibrated))
+        if not ((thresholds >= 0.0) & (thresholds <= 1.0)).all():
+            raise ValueError(Errors.E051.format(name=self.name, value=calibrated))
+        return thresholds
+
+    def candidate_spans(self, docs: List[Doc], scores, thresholds: numpy.ndarray) -> List[SpanArrays]:
+        """The spans each doc would get with these per-label thresholds, as
+        set_annotations would write them (edge tokens filtered out).
+
+        thresholds (numpy.ndarray): Float (n_labels,), one per label.
+        RETURNS (List[SpanArrays]): One per doc.
+        """
+        found = self._decode_at(docs, scores, thresholds)
+        return [filter_span_arrays(doc, spans) for doc, spans in zip(docs, found)]
+
+    # Saving and loading: cfg first, then the head's shape, then weights --
+
+    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
+        """Merge a saved cfg: learned keys (and keys the config does not set)
+        from `saved`; inferred keys from `saved` while the config leaves them
+        None; every other setting keeps the value the component was created with.
+        """
+        for key, value in saved.items():
+            learned = key in self.learned_cfg_keys or key not in self.cfg
+            inferred = key in self.inferred_cfg_keys and self.cfg[key] is None
+            if learned or inferred:
+                self.cfg[key] = value
+
+    def _warn_unsaved_settings(self) -> None:
+        """W005 for each setting edited in self.cfg after creation: the config
+        the pipeline is saved with still holds the old value, which wins at load.
+        """
+        for key, configured in self._configured_settings.items():
+            value = self.cfg.get(key)
+            if value != configured and not (key in self.inferred_cfg_keys and configured is None):
+                warnings.warn(
+                    Warnings.W005.format(name=self.name, key=key, value=value, configured=configured)
+                )
+
+    def _load_cfg(self, data: bytes, where: str) -> None:
+        try:
+            saved = srsly.json_loads(data)
+        except ValueError as err:
+            raise ValueError(Errors.E014.format(name=self.name, where=where, err=err)) from None
+        if not isinstance(saved, dict) or not isinstance(saved.get("labels"), list):
+            err = f"found {type(saved).__name__} without a labels list"
+            raise ValueError(Errors.E014.format(name=self.name, where=where, err=err))
+        self._restore_cfg(saved)
+
+    def _load_model(self, data: bytes, where: str) -> None:
+        self._init_model_shape()
+        # Thinc restores each node's saved attrs; the head's attrs are the
+        # architecture's settings, which the config gives (as for cfg above).
+        configured = [(node, dict(node.attrs)) for node in self.model.get_ref("head").walk()]
+        try:
+            self.model.from_bytes(data)
+        # msgpack, Thinc's dimension checks and torch's state dict each raise
+        # their own types; to a user all of them mean "these weights don't load".
+        except Exception as err:
+            raise ValueError(
+                Errors.E015.format(
+                    name=self.name, where=where, err=f"{type(err).__name__}: {str(err).rstrip('.')}",
+                    n_labels=len(self.labels), labels=list(self.labels),
+                )
+            ) from err
+        # A pipe built before (loading into an initialized pipe) keeps its head's
+        # shape, so Thinc sees no change of nO: compare with the labels here.
+        n_outputs = self.model.get_ref("head").get_dim("nO")
+        if n_outputs != self._n_head_outputs():
+            raise ValueError(
+                Errors.E015.format(
+                    name=self.name, where=where, n_labels=len(self.labels), labels=list(self.labels),
+                    err=f"the weights have {n_outputs} outputs, the labels need {self._n_head_outputs()}",
+                )
+            )
+        for node, attrs in configured:
+            node.attrs.update(attrs)
+        count, param = non_finite_weights(self.model)
+        if count:
+            raise ValueError(Errors.E016.format(name=self.name, where=where, count=count, param=param))
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        self._warn_unsaved_settings()
+        return super().to_bytes(exclude=exclude)
+
+    def to_disk(self, path: Path, *, exclude: Iterable[str] = tuple()) -> None:
+        self._warn_unsaved_settings()
+        super().to_disk(path, exclude=exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
+        self._validate_serialization_attrs()
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+        except (ValueError, TypeError) as err:  # msgpack: truncated, or not msgpack at all
+            raise ValueError(
+                Errors.E017.format(name=self.name, err=f"{type(err).__name__}: {str(err).rstrip('.')}")
+            ) from err
+        where = "the {!r} entry of the bytes given to from_bytes".format
+        if not isinstance(msg, dict):
+            raise ValueError(Errors.E017.format(name=self.name, err=f"found a {type(msg).__name__}"))
+        for key in ("cfg", "model"):
+            if key not in exclude and key not in msg:
+                raise ValueError(Errors.E013.format(name=self.name, where=where(key)))
+        if "cfg" not in exclude:
+            self._load_cfg(msg["cfg"], where("cfg"))
+        if "vocab" not in exclude and "vocab" in msg:
+            self.vocab.from_bytes(msg["vocab"], exclude=exclude)
+        if "model" not in exclude:
+            self._load_model(msg["model"], where("model"))
+        return self
+
+    def from_disk(self, path: Path, *, exclude: Iterable[str] = tuple()) -> "SpanPipe":
+        self._validate_serialization_attrs()
+
+        def read(part_path: Path) -> bytes:
+            if not part_path.is_file():
+                raise ValueError(Errors.E013.format(name=self.name, where=part_path))
+            return part_path.read_bytes()
+
+        deserialize = {
+            "cfg": lambda cfg_path: self._load_cfg(read(cfg_path), str(cfg_path)),
+            "vocab": lambda vocab_path: self.vocab.from_disk(vocab_path, exclude=exclude),
+            "model": lambda model_path: self._load_model(read(model_path), str(model_path)),
+        }
+        util.from_disk(path, deserialize, exclude)
+        return self
 
 
 def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> None:
@@ -250,3 +566,32 @@ def check_spans_key_free(nlp: Language, name: str, key: str, factory: str) -> No
     for other, pipe in nlp.components:
         if other != name and written_spans_key(pipe) == key:
             raise ValueError(Errors.E023.format(name=name, other=other, key=key, factory=factory))
+
+
+def non_finite_weights(model: Model) -> Tuple[int, Optional[str]]:
+    """Count the NaN/inf weights of a model, Thinc params and torch tensors alike.
+
+    RETURNS (Tuple[int, Optional[str]]): The count and the first offending
+        parameter ("node.param"), or (0, None).
+    """
+    count, first = 0, None
+    for node in model.walk():
+        arrays = [
+            (name, node.ops.to_numpy(node.get_param(name)))
+            for name in node.param_names
+            if node.has_param(name)
+        ]
+        for shim in node.shims:
+            module = shim_module(shim)
+            if module is not None:
+                arrays.extend(
+                    (name, tensor.detach().float().cpu().numpy())
+                    for name, tensor in module.state_dict().items()
+                    if tensor.is_floating_point()
+                )
+        for name, array in arrays:
+            bad = int(array.size - numpy.isfinite(array).sum())
+            if bad and first is None:
+                first = f"{node.name}.{name}"
+            count += bad
+    return count, first

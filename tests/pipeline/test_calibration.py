@@ -7,6 +7,7 @@ import srsly
 
 from spacy_globalner.decoding.crener.decode import decode_grid
 from spacy_globalner.decoding.crener.tags import n_grid_tags
+from spacy_globalner.decoding.probabilities import sigmoid
 from spacy_globalner.pipeline.calibration import storable_cut, sweep_threshold
 from tests.helpers.global_pointer import decode_band_scores
 
@@ -95,9 +96,10 @@ def test_crener_decoder_takes_a_closing_threshold_per_label():
     rng = numpy.random.default_rng(1)
     n_labels = 2
     margins = rng.normal(size=(5, 5, n_grid_tags(n_labels))) + 0.5
-    both = decode_grid(margins, n_labels, 0.0, numpy.asarray([0.0, 1.0]))
-    plain = decode_grid(margins, n_labels, 0.0)
-    strict = decode_grid(margins, n_labels, 0.0, numpy.asarray([1.0, 1.0]))
+    strict_p = float(sigmoid(1.0))
+    both = decode_grid(margins, n_labels, 0.5, numpy.asarray([0.5, strict_p]))
+    plain = decode_grid(margins, n_labels, 0.5)
+    strict = decode_grid(margins, n_labels, 0.5, numpy.asarray([strict_p, strict_p]))
     assert (both.label_ids == 0).sum() == (plain.label_ids == 0).sum()
     assert (both.label_ids == 1).sum() == (strict.label_ids == 1).sum()
     assert (both.label_ids == 1).sum() < (plain.label_ids == 1).sum()

@@ -1,8 +1,12 @@
 """What every component does alike, one test over the four heads (their list
 and fixtures in tests/helpers/components.py): the settings `add_pipe` gives,
 and a head trained on two sentences predicting their gold."""
+import inspect
+import re
+
 import pytest
 import spacy
+from spacy.util import registry
 
 from spacy_globalner import CRENER, CSENER, LCRFNER, GlobalPointer
 from tests.helpers.components import FACTORIES, HEADS, overfit_pipeline
@@ -13,7 +17,7 @@ DEFAULTS = {
         "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.3775, "max_candidates": 20000,
         "max_span_width": None, "head_lr_scale": 1.0, "prior_offset": True}),
     "crener": (CRENER, {
-        "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5, "threshold_scale": "probability",
+        "labels": [], "spans_key": "sc", "set_ents": True, "threshold": 0.5,
         "positive_weight": 5.0, "max_grid_length": 256, "unsegmented_window": 96, "max_candidates": 20000,
         "head_lr_scale": 1.0}),
     "lcrf_ner": (LCRFNER, {
@@ -60,3 +64,16 @@ def test_overfits_two_sentences(factory):
         assert ents and set(ents) <= set(spans) and not _overlap(ents)
         if not _overlap(gold):
             assert ents == sorted(gold)
+
+
+@pytest.mark.parametrize("factory", FACTORIES)
+def test_every_argument_of_the_factory_and_the_class_is_documented(factory):
+    """As spaCy's spancat documents its factory and class: `name (Type): ...`
+    for each argument."""
+    make = registry.factories.get(factory)
+    cls = DEFAULTS[factory][0]
+    for function in (make, cls.__init__):
+        names = [name for name in inspect.signature(function).parameters if name != "self"]
+        doc = inspect.getdoc(function) or ""
+        missing = [name for name in names if not re.search(rf"^{name} \(\S.*\): \S", doc, re.M)]
+        assert not missing, f"{function.__qualname__} documents no {missing}"

@@ -71,7 +71,8 @@ def test_uninitialized_predict_raises():
 @pytest.mark.parametrize(
     "config,code",
     [
-        ({"threshold": float("nan")}, "E009"),
+        ({"threshold": float("nan")}, "E050"),
+        ({"threshold": 1.5}, "E050"),  # a logit: thresholds are probabilities
         ({"max_grid_length": 0}, "E200"),
         ({"max_grid_length": -3}, "E200"),
         ({"max_grid_length": 1}, "E230"),

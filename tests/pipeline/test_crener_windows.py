@@ -56,7 +56,7 @@ def test_edge_entities_recovered_from_overlapping_windows():
             (numpy.zeros(tags.shape[:2] + (1,), "float32"), numpy.where(tags, 3.0, -3.0).astype("float32")),
             axis=-1,
         ))
-    (found,) = decode_grid_windows(grids, windows, 1, 1, 0.0)
+    (found,) = decode_grid_windows(grids, windows, 1, 1, 0.5)
     assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
 
 
@@ -87,7 +87,7 @@ def test_entity_covering_a_window_overlap_exactly_is_found():
     windows = plan_doc_windows([long_doc(nlp)], MAX_LENGTH)
     gold = numpy.asarray([(int(b[START]), int(a[END])) for a, b in zip(windows[:-1], windows[1:])], dtype="int64")
     assert (gold[:, 1] - gold[:, 0] == 2 * (MAX_LENGTH // 8)).all()
-    (found,) = decode_grid_windows(window_grids(windows, gold), windows, 1, 1, 0.0)
+    (found,) = decode_grid_windows(window_grids(windows, gold), windows, 1, 1, 0.5)
     assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
 
 
@@ -109,7 +109,7 @@ def test_truncated_entities_at_cut_edges_are_dropped():
         })
     gold = numpy.asarray(sorted(gold), dtype="int64")
     grids = window_grids(windows, gold, seed=1)
-    (found,) = decode_grid_windows(grids, windows, 1, 1, 0.0)
+    (found,) = decode_grid_windows(grids, windows, 1, 1, 0.5)
     assert sorted(zip(found.starts.tolist(), found.ends.tolist())) == [tuple(s) for s in gold.tolist()]
 
 

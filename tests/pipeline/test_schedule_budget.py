@@ -1,15 +1,20 @@
 """`--training.max_steps N` alone moves the shipped configs' schedule, warm-up
 included; a schedule that ends before (or after) training.max_steps is a
 catalogue error, printed as a config error, so no run trains at rate 0."""
+import warnings
+
 import pytest
 import spacy
+from confection import ConfigValidationError
 from spacy import util
+from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import registry
 
 from spacy_globalner.corpora import convert
-from spacy_globalner.pipeline.schedule_budget import check_schedule_budget
-from tests.helpers.spacy_commands import invoke_spacy, one_in_a_subprocess
+from spacy_globalner.pipeline.schedule_budget import check_schedule_budget, warn_eval_frequency
+from tests.helpers.components import FACTORIES
+from tests.helpers.spacy_commands import invoke_spacy, one_in_a_subprocess, run_spacy
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, REPO_ROOT, genia_docs, small_config
 
 
@@ -76,11 +81,16 @@ def test_a_total_steps_of_its_own_is_one_message_without_a_traceback(corpora, tm
     assert "training.optimizer.learn_rate.total_steps = ${training.max_steps}" in output
 
 
+BEFORE_INIT = {"@callbacks": "spacy-globalner.training_budget.v1"}
+
+
 @pytest.mark.parametrize("name", ["global_pointer", "lcrf_ner", "crener"])
 def test_initialize_checks_schedule(name):
+    """With the configs' before_init callback, as `spacy train` runs it."""
     nlp = spacy.blank("en")
     nlp.add_pipe(name, config=small_config(name))
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    nlp.config["initialize"]["before_init"] = BEFORE_INIT
     nlp.config["training"]["max_steps"] = 300
     nlp.config["training"]["optimizer"]["learn_rate"] = {
         "@schedules": "warmup_linear.v1", "warmup_steps": 10, "total_steps": 200, "initial_rate": 0.01}
@@ -88,6 +98,40 @@ def test_initialize_checks_schedule(name):
         nlp.initialize(lambda: examples)
     nlp.config["training"]["optimizer"]["learn_rate"]["total_steps"] = 300
     nlp.initialize(lambda: examples)
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_a_component_leaves_the_training_config_alone(name):
+    """A component composed into any pipeline neither checks nor rewrites
+    [training]: that is the callbacks' work, named in the config."""
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe(name, config=small_config(name))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    nlp.config["training"]["max_steps"] = 300
+    nlp.config["training"]["optimizer"]["learn_rate"] = {
+        "@schedules": "warmup_linear.v1", "warmup_steps": 10, "total_steps": "${training.max_steps}",
+        "initial_rate": 0.01}
+    before = nlp.config.to_str()
+    pipe.initialize(lambda: examples, nlp=nlp)
+    assert pipe.is_initialized and nlp.config.to_str() == before
+
+
+def test_before_init_lets_nlp_initialize_build_the_schedule_it_names():
+    """nlp.initialize() without an optimizer builds it from nlp.config, where
+    `${training.max_steps}` is text until the callback interpolates it."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    nlp.config["training"]["max_steps"] = 300
+    nlp.config["training"]["optimizer"]["learn_rate"] = {
+        "@schedules": "spacy-globalner.warmup_linear.v1", "warmup_steps": 10,
+        "total_steps": "${training.max_steps}", "initial_rate": 0.01}
+    with pytest.raises(ConfigValidationError):
+        nlp.initialize(lambda: examples)
+    nlp.config["initialize"]["before_init"] = BEFORE_INIT
+    optimizer = nlp.initialize(lambda: examples)
+    assert nlp.config["training"]["optimizer"]["learn_rate"]["total_steps"] == 300
+    assert optimizer.learn_rate == 0.0  # the warm-up's first step
 
 
 # Every shipped config that writes a schedule's total_steps as a number.
@@ -193,10 +237,16 @@ def test_spacy_train_rejects_a_warmup_longer_than_its_epochs(corpora, tmp_path):
     assert not (tmp_path / "out" / "model-last").exists()
 
 
-def test_initialize_counts_the_updates_of_a_max_epochs_run():
+def test_initialize_counts_the_updates_of_a_max_epochs_run(tmp_path):
+    """The before_init callback counts one epoch's batches of the config's
+    training corpus."""
     nlp = spacy.blank("en")
     nlp.add_pipe("global_pointer", config=small_config("global_pointer"))
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp, limit=4)]
+    docs = genia_docs(nlp, limit=4)
+    DocBin(docs=docs).to_disk(tmp_path / "train.spacy")
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
+    nlp.config["paths"]["train"] = str(tmp_path / "train.spacy")
+    nlp.config["initialize"]["before_init"] = BEFORE_INIT
     training = nlp.config["training"]
     training["max_steps"] = 100  # max_epochs ends the run first: 3 epochs of 2 batches
     training["max_epochs"] = 3
@@ -207,3 +257,40 @@ def test_initialize_counts_the_updates_of_a_max_epochs_run():
         nlp.initialize(lambda: examples)
     training["optimizer"]["learn_rate"]["warmup_steps"] = 5
     nlp.initialize(lambda: examples)
+
+
+def test_a_budget_below_eval_frequency_warns_with_both_values_and_the_fix():
+    nlp = spacy.blank("en")
+    nlp.config["training"]["max_steps"] = 50
+    nlp.config["training"]["eval_frequency"] = 200
+    with pytest.warns(UserWarning, match=r"\[W440\] training.max_steps = 50 is below training.eval_frequency = 200"
+                      r".* --training.eval_frequency 12 .*or 50"):
+        warn_eval_frequency(nlp)
+    for max_steps in (200, 300, 0):  # evaluated within the run, or a max_epochs run
+        nlp.config["training"]["max_steps"] = max_steps
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warn_eval_frequency(nlp)
+
+
+def test_a_short_spacy_train_says_that_it_is_never_evaluated(corpora, tmp_path):
+    """The issue's run: `--training.max_steps` alone below the config's
+    eval_frequency (200) trains and saves, and says that model-best is the
+    pipeline after one update and how to evaluate within the budget; the fix
+    it names evaluates the trained pipeline, without the warning."""
+    args = ["train", REPO_ROOT / "configs" / "global_pointer.cfg", "--paths.train", corpora / "train.spacy",
+            "--paths.dev", corpora / "dev.spacy", "--training.max_steps", "8"]
+    returncode, output = run_spacy([*args, "--output", tmp_path / "short"], cwd=tmp_path)
+    assert returncode == 0 and (tmp_path / "short" / "model-best").exists(), output[-3000:]
+    flat = " ".join(output.split())
+    assert "[W440] training.max_steps = 8 is below training.eval_frequency = 200" in flat, output[-3000:]
+    assert "--training.eval_frequency 2 " in flat
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        returncode, output = invoke_spacy([*args, "--training.eval_frequency", "2", "--output", tmp_path / "fixed"],
+                                          cwd=tmp_path)
+    assert returncode == 0, output[-3000:]
+    assert not [w for w in caught if "W440" in str(w.message)]
+    rows = [line.split() for line in output.splitlines()]
+    steps = [row[1] for row in rows if len(row) > 2 and row[0].isdigit() and row[1].isdigit()]
+    assert steps == ["0", "2", "4", "6", "8"], output[-3000:]

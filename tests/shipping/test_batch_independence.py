@@ -18,6 +18,7 @@ from spacy.training import Example
 from thinc.api import Config, fix_random_seed
 
 from tests.helpers import REPO_ROOT
+from tests.helpers.components import FACTORIES
 from tests.helpers.trained_pipelines import GENIA_DEV, GENIA_TRAIN, genia_docs, trained_dir
 
 CONFIGS = sorted((REPO_ROOT / "configs").glob("*.cfg"))
@@ -99,7 +100,7 @@ def span_records(doc: Doc, key: str):
     return spans, [(ent.start, ent.end, ent.label_) for ent in doc.ents]
 
 
-@pytest.mark.parametrize("name", ["global_pointer", "crener", "lcrf_ner", "cse_ner"])
+@pytest.mark.parametrize("name", FACTORIES)
 def test_head_predicts_each_doc_as_alone(name):
     """Each trained head, over an encoder that is itself batch-independent:
     spans, labels and scores of every doc, alone and in a batch of 64."""

@@ -3,10 +3,10 @@
 A band holds row i's cells j = i - band .. i + band as columns 0 .. 2 * band
 (column k: cell (i, i + k - band)); the model scores only those where spans
 are bounded. The votes are decode_grid's: a link i -> i + d is on when the
-mean of NNC(i, i + d) and PNC(i + d, i) exceeds the threshold, an entity
-(head, head + d, label) closes when the mean of HTC_label(head, head + d)
-and THC_label(head + d, head) does, and it is kept when its tail can be
-reached from its head along links.
+sigmoid of the mean of NNC(i, i + d) and PNC(i + d, i) reaches the
+threshold, an entity (head, head + d, label) closes when that of
+HTC_label(head, head + d) and THC_label(head + d, head) does, and it is kept
+when its tail can be reached from its head along links.
 
 Every link on a path from head to tail lies between them, so no more than d
 cells off the diagonal: the band decides the reachability of every entity
@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy
 
-from ..probabilities import sigmoid
+from ..probabilities import logit, sigmoid
 from ..spans import SpanArrays
 from .tags import N_LINK_TAGS, NNC, PNC
 
@@ -27,7 +27,7 @@ from .tags import N_LINK_TAGS, NNC, PNC
 def decode_band(
     margins: numpy.ndarray,
     n_labels: int,
-    threshold: float = 0.0,
+    threshold: float = 0.5,
     label_thresholds: Optional[numpy.ndarray] = None,
 ) -> SpanArrays:
     """The entities of one sequence whose tag margins are given as a band.
@@ -36,9 +36,9 @@ def decode_band(
         n_grid_tags), column k of row i the cell (i, i + k - band), the
         channels laid out as in `grid_tags`.
     n_labels (int): Number of entity labels.
-    threshold (float): Margin a vote must exceed.
-    label_thresholds (Optional[numpy.ndarray]): Float (n_labels,): the margin
-        each label's closing vote must exceed (None: `threshold`).
+    threshold (float): The probability, sigmoid(vote), a vote must reach.
+    label_thresholds (Optional[numpy.ndarray]): Float (n_labels,): the
+        probability each label's closing vote must reach (None: `threshold`).
     RETURNS (SpanArrays): Entities of up to band + 1 tokens ordered by
         (start, end, label), scored with the sigmoid of their closing vote.
     """
@@ -56,12 +56,14 @@ def decode_band(
     mirror_columns = band - distances
     forward = margins[:, band:]
     backward = margins[tails, mirror_columns]
-    links = (0.5 * (forward[:, :, NNC] + backward[:, :, PNC]) > threshold) & inside
+    # One cut per threshold, as decode_grid: sigmoid(vote) >= p where vote >= logit(p).
+    link_cut = logit(threshold)
+    links = (0.5 * (forward[:, :, NNC] + backward[:, :, PNC]) >= link_cut) & inside
     labels = slice(N_LINK_TAGS, N_LINK_TAGS + n_labels)
     mirror_labels = slice(N_LINK_TAGS + n_labels, N_LINK_TAGS + 2 * n_labels)
     close_votes = 0.5 * (forward[:, :, labels] + backward[:, :, mirror_labels])
-    close_threshold = threshold if label_thresholds is None else label_thresholds
-    closed = (close_votes > close_threshold) & inside[:, :, None]
+    close_cut = link_cut if label_thresholds is None else logit(label_thresholds)
+    closed = (close_votes >= close_cut) & inside[:, :, None]
     reached = _reachable(links, closed.any(axis=2).any(axis=0))
     head_ids, distance_ids, label_ids = numpy.nonzero(closed & reached[:, :, None])
     scores = sigmoid(close_votes[head_ids, distance_ids, label_ids])

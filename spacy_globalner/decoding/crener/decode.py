@@ -1,10 +1,12 @@
 """Decode CRENER tag grids into entities: links from a head, closed by a typed tail.
 
-A tag is on where its margin (its logit minus the cell's threshold-class logit)
-exceeds `threshold`. Each relation is predicted twice, once per direction, and
-the two margins vote: a link i -> j (j > i) is on when the mean of NNC(i, j)
-and PNC(j, i) is, and an entity (head, tail, label) is closed when the mean of
-HTC_label(head, tail) and THC_label(tail, head) is.
+A tag's vote is its logit minus the cell's threshold-class logit, and its
+score sigmoid(vote); it is on where that score reaches `threshold`, a
+probability, as every head's span score does. Each relation is predicted
+twice, once per direction, and the two votes are averaged: a link i -> j
+(j > i) is on when the mean of NNC(i, j) and PNC(j, i) is, and an entity
+(head, tail, label) is closed when the mean of HTC_label(head, tail) and
+THC_label(tail, head) is.
 
 An entity is a closed (head, tail, label) whose tail can be reached from its
 head along links, found by a depth-first search over the links above
@@ -16,7 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy
 
 from ...errors import Errors
-from ..probabilities import sigmoid
+from ..probabilities import logit, sigmoid
 from ..spans import SpanArrays
 from .band import decode_band
 from .tags import N_LINK_TAGS, NNC, PNC
@@ -26,7 +28,7 @@ from .windows import WindowMerger
 def decode_grid(
     margins: numpy.ndarray,
     n_labels: int,
-    threshold: float = 0.0,
+    threshold: float = 0.5,
     label_thresholds: Optional[numpy.ndarray] = None,
 ) -> SpanArrays:
     """The entities of one sequence.
@@ -34,10 +36,10 @@ def decode_grid(
     margins (numpy.ndarray): Tag margins of shape (n, n, n_grid_tags), laid
         out as in `grid_tags`.
     n_labels (int): Number of entity labels.
-    threshold (float): Margin a vote must exceed.
-    label_thresholds (Optional[numpy.ndarray]): Float (n_labels,): the margin
-        each label's closing vote must exceed (None: `threshold`); neighbour
-        links, which have no label, keep `threshold`.
+    threshold (float): The probability, sigmoid(vote), a vote must reach.
+    label_thresholds (Optional[numpy.ndarray]): Float (n_labels,): the
+        probability each label's closing vote must reach (None: `threshold`);
+        neighbour links, which have no label, keep `threshold`.
     RETURNS (SpanArrays): Entities ordered by (start, end, label), scored with
         the sigmoid of their closing vote's mean margin.
     """
@@ -47,12 +49,15 @@ def decode_grid(
     margins = margins.astype("float64", copy=False)
     upper = numpy.triu(numpy.ones((n, n), dtype=bool))
     link_votes = 0.5 * (margins[:, :, NNC] + margins[:, :, PNC].T)
-    link_rows, link_cols = numpy.nonzero((link_votes > threshold) & ~numpy.eye(n, dtype=bool) & upper)
+    # sigmoid(vote) >= p where vote >= logit(p): one cut per threshold, no
+    # sigmoid over the grid (logit(0) = -inf keeps every cell, logit(1) = inf none).
+    link_cut = logit(threshold)
+    link_rows, link_cols = numpy.nonzero((link_votes >= link_cut) & ~numpy.eye(n, dtype=bool) & upper)
     htc = margins[:, :, N_LINK_TAGS : N_LINK_TAGS + n_labels]
     thc = margins[:, :, N_LINK_TAGS + n_labels :].transpose(1, 0, 2)
     close_votes = 0.5 * (htc + thc)
-    close_threshold = threshold if label_thresholds is None else label_thresholds
-    heads, tails, label_ids = numpy.nonzero((close_votes > close_threshold) & upper[:, :, None])
+    close_cut = link_cut if label_thresholds is None else logit(label_thresholds)
+    heads, tails, label_ids = numpy.nonzero((close_votes >= close_cut) & upper[:, :, None])
     keep = _reached(heads, tails, link_rows, link_cols, n)
     heads, tails, label_ids = heads[keep], tails[keep], label_ids[keep]
     votes = close_votes[heads, tails, label_ids]
@@ -111,7 +116,7 @@ def decode_windows(
     windows: numpy.ndarray,
     n_docs: int,
     n_labels: int,
-    threshold: float = 0.0,
+    threshold: float = 0.5,
     label_thresholds: Optional[numpy.ndarray] = None,
     max_candidates: Optional[int] = None,
     band: Optional[int] = None,
@@ -123,9 +128,9 @@ def decode_windows(
     windows (numpy.ndarray): The window plan (see `decoding.crener.windows.plan_windows`).
     n_docs (int): Number of docs in the batch.
     n_labels (int): Number of entity labels.
-    threshold (float): Margin over the threshold class a vote must exceed.
-    label_thresholds (Optional[numpy.ndarray]): Per-label margins for the
-        closing votes (see `decode_grid`).
+    threshold (float): The probability a vote must reach (see `decode_grid`).
+    label_thresholds (Optional[numpy.ndarray]): Per-label probabilities for
+        the closing votes (see `decode_grid`).
     max_candidates (Optional[int]): The most entities one doc may yield, the
         highest-scoring kept (None or 0: no bound).
     band (Optional[int]): Entities span at most band + 1 tokens, and a grid

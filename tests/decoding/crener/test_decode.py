@@ -92,7 +92,18 @@ def test_decoder_directions_vote():
     assert len(decode_grid(margins, 1)) == 0
     margins[1, 0, thc_channel(0, 1)] = -1.0
     assert len(decode_grid(margins, 1)) == 1
-    assert len(decode_grid(margins, 1, threshold=1.0)) == 0
+    assert len(decode_grid(margins, 1, threshold=0.7311)) == 0  # sigmoid(0.5) is 0.6225
+
+
+def test_decoder_keeps_a_vote_that_reaches_the_threshold():
+    """`>=`, as global_pointer and calibration keep a score that reaches it:
+    a closing vote of 0 has the score 0.5, and 0.5 keeps it."""
+    margins = _margins(2, 1, links=[(0, 1)], closes=[(0, 1, 0, 0.0)])
+    found = decode_grid(margins, 1, threshold=0.5)
+    assert list(zip(found.starts, found.ends)) == [(0, 2)] and found.scores.tolist() == [0.5]
+    assert len(decode_grid(margins, 1, threshold=numpy.nextafter(0.5, 1.0))) == 0
+    # 0 keeps every cell of the upper triangle, 1 none
+    assert len(decode_grid(margins, 1, threshold=0.0)) == 3 and len(decode_grid(margins, 1, threshold=1.0)) == 0
 
 
 def test_decoder_follows_links_past_a_gap():
