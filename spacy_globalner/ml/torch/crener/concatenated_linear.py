@@ -53,7 +53,9 @@ def linear_of_blocks(
     output = F.linear(blocks[0].reshape(-1, widths[0]), weights[0], bias)
     for block, part in zip(blocks[1:], weights[1:]):
         flat = block.reshape(-1, part.shape[1])
-        if torch.is_grad_enabled():
+        if torch.is_grad_enabled() or torch.is_autocast_enabled(flat.device.type):
+            # autocast casts an out-of-place product; in place, a float32
+            # product would be added into a float16 output
             output = torch.addmm(output, flat, part.t())
         else:
             output.addmm_(flat, part.t())
