@@ -56,6 +56,7 @@ from typing import Dict, List, Optional, Tuple
 
 import typer
 from significance import format_counts
+from spacy.util import set_dot_to_object
 from thinc.api import Config
 
 from common import (
@@ -175,11 +176,7 @@ def read_tuned(tuning_dir: Path, corpus: str, name: object) -> Dict:
 def with_params(config: Config, params: Dict[str, object]) -> Config:
     """The config with each dotted setting (training.dropout, ...) replaced."""
     for key, value in params.items():
-        *sections, name = key.split(".")
-        node = config
-        for section in sections:
-            node = node[section]
-        node[name] = value
+        set_dot_to_object(config, key, value)
     return config
 
 

@@ -62,7 +62,7 @@ def threshold_note(head: Group, baseline: Group, view: str, gap: float) -> str:
     if not leader.tuned(view).strip("-") or other.tuned(view).strip("-"):
         return ""
     ours, theirs = head.mean(view, scores="scores_at_default"), baseline.mean(view, scores="scores_at_default")
-    if ours is None or theirs is None or abs(ours - theirs) >= MIN_GAP and (ours - theirs) * gap > 0:
+    if ours is None or theirs is None or (abs(ours - theirs) >= MIN_GAP and (ours - theirs) * gap > 0):
         return ""
     return f"; only with its threshold tuned on dev ({ours - theirs:+.2f} at the shipped one)"
 

@@ -137,13 +137,16 @@ def suggest(trial, space: Dict[str, Setting]) -> Dict[str, Any]:
 
 
 def missing_settings(config: Dict, space: Dict[str, Setting]) -> List[str]:
-    """The dotted paths of the space that name no setting of the config."""
+    """The dotted paths of the space that name no setting of the config (a
+    section is no setting)."""
+    from spacy.util import dot_to_object
+
     missing = []
     for key in space:
-        node: Any = config
-        *sections, name = key.split(".")
-        for section in sections:
-            node = node.get(section) if isinstance(node, dict) else None
-        if not isinstance(node, dict) or name not in node or isinstance(node[name], dict):
-            missing.append(key)
+        try:
+            if not isinstance(dot_to_object(config, key), dict):
+                continue
+        except KeyError:
+            pass
+        missing.append(key)
     return missing
