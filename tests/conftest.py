@@ -47,6 +47,27 @@ def one_torch_thread_fixture():
         yield
 
 
+# The unit tests of layers, losses, decoders, readers, components and the tuner
+# check numbers, not threading: they run on one torch thread, set in this
+# process only. Two xdist workers each on torch's default (one thread per core)
+# put four spinning threads on two cores; tests/ml took 36 CPU s that way
+# against 15 on one thread. What a user runs keeps torch's defaults: the tests
+# in shipping/, cli/, scale/ and project/, and every command a test starts as a
+# process of its own (set_num_threads does not reach a child process).
+ONE_THREAD_DIRS = {"ml", "decoding", "pipeline", "corpora", "tuning"}
+TESTS_ROOT = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def unit_tests_on_one_torch_thread(request: pytest.FixtureRequest):
+    parts = Path(request.node.path).relative_to(TESTS_ROOT).parts
+    if len(parts) > 1 and parts[0] in ONE_THREAD_DIRS:
+        with torch_threads_set_to_one():
+            yield
+    else:
+        yield
+
+
 @pytest.fixture(scope="session")
 def tiny_bert_path(tmp_path_factory) -> Path:
     """A randomly initialised 2-layer BERT with a WordPiece vocab, saved to disk.
