@@ -16,7 +16,7 @@ from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
-from ..ml.models.crener import build_crener, prediction_band  # noqa: F401 (registers the architecture)
+from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
@@ -246,19 +246,44 @@ class CRENER(SpanPipe):
 
     @property
     def max_grid_length(self) -> int:
+        """The most tokens in one grid window."""
         return self.cfg["max_grid_length"]
 
     @max_grid_length.setter
     def max_grid_length(self, value: int) -> None:
         _check_grid_length(value, self.name)
         self.cfg["max_grid_length"] = value
+        self._configure_model()
+
+    @property
+    def unsegmented_window(self) -> Optional[int]:
+        """The tokens in each window over long text without sentence boundaries."""
+        return self.cfg["unsegmented_window"]
+
+    @unsegmented_window.setter
+    def unsegmented_window(self, value: Optional[int]) -> None:
+        _check_unsegmented_window(value, self.name)
+        self.cfg["unsegmented_window"] = value
+        self._configure_model()
+
+    @property
+    def max_span_width(self) -> Optional[int]:
+        """The longest gold span at initialize (None: no bound): prediction
+        scores and decodes the band of the grid where spans that long lie."""
+        return self.cfg.get("max_span_width")
+
+    @max_span_width.setter
+    def max_span_width(self, value: Optional[int]) -> None:
+        check_int(value, "max_span_width", self.name, allow_none=True, error=Errors.E006)
+        self.cfg["max_span_width"] = value
+        self._configure_model()
 
     def _configure_model(self) -> None:
         self.model.attrs["max_grid_length"] = self.max_grid_length
-        window = self.cfg["unsegmented_window"]
-        _check_unsegmented_window(window, self.name)  # cfg may be edited after creation
-        self.model.attrs["unsegmented_window"] = window
-        self.model.get_ref("head").attrs["max_span_width"] = self.cfg.get("max_span_width")
+        self.model.attrs["unsegmented_window"] = self.unsegmented_window
+        width = self.max_span_width
+        # Cells either side of the diagonal where spans of up to width tokens lie.
+        self.model.get_ref("head").attrs["band"] = None if width is None else max(int(width) - 1, 0)
 
     def _n_head_outputs(self) -> int:
         return n_grid_tags(len(self.labels))
@@ -296,7 +321,7 @@ class CRENER(SpanPipe):
             float(self.cfg["threshold"]),
             label_thresholds=thresholds,
             max_candidates=self.cfg.get("max_candidates"),
-            band=prediction_band(self.cfg.get("max_span_width"), is_train=False),
+            band=self.model.get_ref("head").attrs["band"],
         )
         self._warn_capped(docs, counts)
         return found

@@ -212,9 +212,21 @@ class GlobalPointer(SpanPipe):
 
     @property
     def max_span_width(self) -> Optional[int]:
+        """The widest span scored, in tokens. Setting it also sets the band
+        the head scores; an edit of cfg["max_span_width"] only narrows the
+        spans decoded from the band the head was given.
+        """
         return self.cfg["max_span_width"]
 
+    @max_span_width.setter
+    def max_span_width(self, value: Optional[int]) -> None:
+        _check_width(value, self.name)
+        self.cfg["max_span_width"] = value
+        self._configure_model()
+
     def _configure_model(self) -> None:
+        # The head's forward needs both: the band's width shapes its output,
+        # and the learned offset is added to every score.
         head = self.model.get_ref("head")
         head.attrs["max_span_width"] = self.max_span_width
         head.attrs["score_offset"] = float(self.cfg.get("score_offset", 0.0))
@@ -268,7 +280,11 @@ class GlobalPointer(SpanPipe):
     def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
         cap = self.cfg.get("max_candidates") or None
-        found, counts = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
+        scores = self.model.ops.to_numpy(scores)
+        if self.max_span_width is not None:
+            # Column w holds the spans of w + 1 tokens.
+            scores = scores[:, : self.max_span_width]
+        found, counts = decode_band(scores, lengths, thresholds, cap)
         self._warn_capped(docs, counts)
         return found
 
