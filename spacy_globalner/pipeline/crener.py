@@ -82,12 +82,12 @@ def make_crener(
     threshold: float,
     positive_weight: float,
     max_grid_length: int,
+    unsegmented_window: Optional[int],
+    max_candidates: Optional[int],
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
-    head_lr_scale: float = 1.0,
-    max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
-    unsegmented_window: Optional[int] = DEFAULT_UNSEGMENTED_WINDOW,
+    head_lr_scale: float,
 ) -> "CRENER":
     """Create a CRENER recogniser: entities are paths of neighbour links on a
     token-pair grid, closed by a typed head-tail relation; docs longer than
@@ -110,6 +110,12 @@ def make_crener(
         gold tag, relative to an empty cell.
     max_grid_length (int): The most tokens in one grid window; longer
         docs are tagged in overlapping windows.
+    unsegmented_window (Optional[int]): The tokens in each window over
+        text longer than max_grid_length without a sentence boundary, at most
+        max_grid_length (None: max_grid_length).
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
     set_ents (bool): Whether to also write the spans that ents_filter
         chooses to doc.ents.
     ents_filter (EntsFilter): Chooses the non-overlapping spans for
@@ -121,12 +127,6 @@ def make_crener(
     head_lr_scale (float): The factor on the optimizer's learning rate
         for the head's parameters (the "head" ref), e.g. 20 to train the head
         at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
-    max_candidates (Optional[int]): The most spans one doc may yield, the
-        highest-scoring kept, a bound on the memory of a long doc (0 or None:
-        no bound).
-    unsegmented_window (Optional[int]): The tokens in each window over
-        text longer than max_grid_length without a sentence boundary, at most
-        max_grid_length (None: max_grid_length).
     RETURNS (CRENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "crener")
@@ -151,18 +151,10 @@ class CRENER(SpanPipe):
     """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
     and decode the entities from the cells that reach the threshold.
 
-    Settings in self.cfg: labels, spans_key, threshold (a probability: a
-    span's score, as in attrs["scores"], is sigmoid(its closing vote), and
-    spans whose score reaches it are kept; a neighbour link needs the same
-    probability), positive_weight (weight in the loss of a cell carrying a
-    gold tag, relative to an empty cell), max_grid_length (most tokens in one
-    grid window), unsegmented_window (tokens in each of the overlapping
-    windows over text longer than max_grid_length without a sentence
-    boundary, at most max_grid_length; None: max_grid_length),
-    max_candidates (the most spans one doc may yield, the highest-scoring
-    kept; 0 or None: no bound) and set_ents; learned: thresholds (label ->
-    probability, from `spacy globalner calibrate`; `threshold` is the
-    fallback).
+    self.cfg holds the settings of __init__ and what initialize and
+    calibration learn: labels, max_span_width (the longest gold span) and
+    thresholds (label -> probability, from `spacy globalner calibrate`;
+    `threshold` is the fallback).
     """
 
     capped_warning = Warnings.W230
@@ -243,6 +235,10 @@ class CRENER(SpanPipe):
             max_candidates=max_candidates,
             head_lr_scale=head_lr_scale,
         )
+
+    # The model's forward plans the windows and scores the band, so it holds
+    # these three settings too: after creation they are set here (an edit of
+    # cfg does not reach the model).
 
     @property
     def max_grid_length(self) -> int:
