@@ -129,9 +129,9 @@ def long_doc(path: str, n_tokens: int, max_span_width, base: str) -> dict:
     pipe = nlp.get_pipe("crener")
     if path == "old":
         swap_in_old_scorer(nlp, old_modules(base))
-        pipe.cfg["max_span_width"] = None
+        pipe.max_span_width = None
     elif max_span_width is not None:
-        pipe.cfg["max_span_width"] = max_span_width
+        pipe.max_span_width = max_span_width
     # GENIA dev has 42,766 tokens: its text again where N is more.
     dev = [token.text for doc in read_nested_jsonl("../shared/data/genia/dev.jsonl", nlp.vocab) for token in doc]
     doc = Doc(nlp.vocab, words=(dev * (n_tokens // len(dev) + 1))[:n_tokens])
@@ -182,11 +182,11 @@ def main() -> None:
     words = sum(len(text) for text in texts)
     new, new_optimizer, batches = trained("configs/crener.cfg", examples, args.updates)
     learned = new.get_pipe("crener").cfg["max_span_width"]
-    new.get_pipe("crener").cfg["max_span_width"] = args.max_span_width
+    new.get_pipe("crener").max_span_width = args.max_span_width
     old = load_model_from_config(load_config("configs/crener.cfg"), auto_fill=True)
     old.from_bytes(new.to_bytes())
     swap_in_old_scorer(old, old_modules(args.base))
-    old.get_pipe("crener").cfg["max_span_width"] = None
+    old.get_pipe("crener").max_span_width = None
     gp, gp_optimizer, _ = trained("configs/global_pointer.cfg", examples, args.updates)
     runners = {"old": old, "new": new, "global_pointer": gp}
     optimizers = {"old": old.resume_training(), "new": new_optimizer, "global_pointer": gp_optimizer}

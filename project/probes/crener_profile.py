@@ -185,7 +185,7 @@ def main() -> None:
     for batch in batches[:5]:
         nlp.update(batch, sgd=optimizer)
     if args.max_span_width is not None:
-        nlp.get_pipe("crener").cfg["max_span_width"] = args.max_span_width or None
+        nlp.get_pipe("crener").max_span_width = args.max_span_width or None
     instrument(nlp)
     if args.predict:
         dev = list(DocBin().from_disk(args.predict).get_docs(nlp.vocab))[:1000]

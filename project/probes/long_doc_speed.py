@@ -71,7 +71,7 @@ def run_case(nlp: Language, sentences: List[str], case: str) -> Tuple[List[Doc],
         with nlp.select_pipes(disable=[COMPONENT]):
             docs = list(nlp.pipe([nlp.make_doc(" ".join(sentences))]))
     else:
-        pipe.cfg["unsegmented_window"] = int(case.split("@")[1])
+        pipe.unsegmented_window = int(case.split("@")[1])
         doc = nlp.make_doc(" ".join(sentences))
         assert not doc.has_annotation("SENT_START")
         docs = list(nlp.pipe([doc]))

@@ -16,7 +16,7 @@ from ..decoding.crener.decode import decode_windows
 from ..decoding.crener.tags import encode_grid_entities, n_grid_tags
 from ..decoding.crener.windows import DOC, END, START
 from ..errors import Errors, Warnings
-from ..ml.models.crener import build_crener, prediction_band  # noqa: F401 (registers the architecture)
+from ..ml.models.crener import build_crener  # noqa: F401 (registers the architecture)
 from ..ml.torch.crener.loss import threshold_multilabel_loss
 from ..validation import check_int, check_number
 from .ents_filters import EntsFilter
@@ -82,12 +82,12 @@ def make_crener(
     threshold: float,
     positive_weight: float,
     max_grid_length: int,
+    unsegmented_window: Optional[int],
+    max_candidates: Optional[int],
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
-    head_lr_scale: float = 1.0,
-    max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
-    unsegmented_window: Optional[int] = DEFAULT_UNSEGMENTED_WINDOW,
+    head_lr_scale: float,
 ) -> "CRENER":
     """Create a CRENER recogniser: entities are paths of neighbour links on a
     token-pair grid, closed by a typed head-tail relation; docs longer than
@@ -110,6 +110,12 @@ def make_crener(
         gold tag, relative to an empty cell.
     max_grid_length (int): The most tokens in one grid window; longer
         docs are tagged in overlapping windows.
+    unsegmented_window (Optional[int]): The tokens in each window over
+        text longer than max_grid_length without a sentence boundary, at most
+        max_grid_length (None: max_grid_length).
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
     set_ents (bool): Whether to also write the spans that ents_filter
         chooses to doc.ents.
     ents_filter (EntsFilter): Chooses the non-overlapping spans for
@@ -121,12 +127,6 @@ def make_crener(
     head_lr_scale (float): The factor on the optimizer's learning rate
         for the head's parameters (the "head" ref), e.g. 20 to train the head
         at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
-    max_candidates (Optional[int]): The most spans one doc may yield, the
-        highest-scoring kept, a bound on the memory of a long doc (0 or None:
-        no bound).
-    unsegmented_window (Optional[int]): The tokens in each window over
-        text longer than max_grid_length without a sentence boundary, at most
-        max_grid_length (None: max_grid_length).
     RETURNS (CRENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "crener")
@@ -151,18 +151,10 @@ class CRENER(SpanPipe):
     """Tag every token pair with NNC/PNC links and typed HTC/THC closures,
     and decode the entities from the cells that reach the threshold.
 
-    Settings in self.cfg: labels, spans_key, threshold (a probability: a
-    span's score, as in attrs["scores"], is sigmoid(its closing vote), and
-    spans whose score reaches it are kept; a neighbour link needs the same
-    probability), positive_weight (weight in the loss of a cell carrying a
-    gold tag, relative to an empty cell), max_grid_length (most tokens in one
-    grid window), unsegmented_window (tokens in each of the overlapping
-    windows over text longer than max_grid_length without a sentence
-    boundary, at most max_grid_length; None: max_grid_length),
-    max_candidates (the most spans one doc may yield, the highest-scoring
-    kept; 0 or None: no bound) and set_ents; learned: thresholds (label ->
-    probability, from `spacy globalner calibrate`; `threshold` is the
-    fallback).
+    self.cfg holds the settings of __init__ and what initialize and
+    calibration learn: labels, max_span_width (the longest gold span) and
+    thresholds (label -> probability, from `spacy globalner calibrate`;
+    `threshold` is the fallback).
     """
 
     capped_warning = Warnings.W230
@@ -244,21 +236,50 @@ class CRENER(SpanPipe):
             head_lr_scale=head_lr_scale,
         )
 
+    # The model's forward plans the windows and scores the band, so it holds
+    # these three settings too: after creation they are set here (an edit of
+    # cfg does not reach the model).
+
     @property
     def max_grid_length(self) -> int:
+        """The most tokens in one grid window."""
         return self.cfg["max_grid_length"]
 
     @max_grid_length.setter
     def max_grid_length(self, value: int) -> None:
         _check_grid_length(value, self.name)
         self.cfg["max_grid_length"] = value
+        self._configure_model()
+
+    @property
+    def unsegmented_window(self) -> Optional[int]:
+        """The tokens in each window over long text without sentence boundaries."""
+        return self.cfg["unsegmented_window"]
+
+    @unsegmented_window.setter
+    def unsegmented_window(self, value: Optional[int]) -> None:
+        _check_unsegmented_window(value, self.name)
+        self.cfg["unsegmented_window"] = value
+        self._configure_model()
+
+    @property
+    def max_span_width(self) -> Optional[int]:
+        """The longest gold span at initialize (None: no bound): prediction
+        scores and decodes the band of the grid where spans that long lie."""
+        return self.cfg.get("max_span_width")
+
+    @max_span_width.setter
+    def max_span_width(self, value: Optional[int]) -> None:
+        check_int(value, "max_span_width", self.name, allow_none=True, error=Errors.E006)
+        self.cfg["max_span_width"] = value
+        self._configure_model()
 
     def _configure_model(self) -> None:
         self.model.attrs["max_grid_length"] = self.max_grid_length
-        window = self.cfg["unsegmented_window"]
-        _check_unsegmented_window(window, self.name)  # cfg may be edited after creation
-        self.model.attrs["unsegmented_window"] = window
-        self.model.get_ref("head").attrs["max_span_width"] = self.cfg.get("max_span_width")
+        self.model.attrs["unsegmented_window"] = self.unsegmented_window
+        width = self.max_span_width
+        # Cells either side of the diagonal where spans of up to width tokens lie.
+        self.model.get_ref("head").attrs["band"] = None if width is None else max(int(width) - 1, 0)
 
     def _n_head_outputs(self) -> int:
         return n_grid_tags(len(self.labels))
@@ -296,7 +317,7 @@ class CRENER(SpanPipe):
             float(self.cfg["threshold"]),
             label_thresholds=thresholds,
             max_candidates=self.cfg.get("max_candidates"),
-            band=prediction_band(self.cfg.get("max_span_width"), is_train=False),
+            band=self.model.get_ref("head").attrs["band"],
         )
         self._warn_capped(docs, counts)
         return found

@@ -37,6 +37,8 @@ dropout = 0.1
 mixed_precision = false
 """ + DEFAULT_TOK2VEC_MODEL
 DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
+# The probability that makes a token a start or an end marker.
+DEFAULT_THRESHOLD = 0.5
 
 
 @Language.factory(
@@ -46,7 +48,7 @@ DEFAULT_CSE_NER_MODEL_CONFIG = Config().from_str(DEFAULT_CSE_NER_MODEL)["model"]
         "model": DEFAULT_CSE_NER_MODEL_CONFIG,
         "spans_key": "sc",
         "set_ents": True,
-        "threshold": 0.5,
+        "threshold": DEFAULT_THRESHOLD,
         "head_lr_scale": 1.0,
         "scorer": {"@scorers": "spacy-globalner.span_scorer.v1"},
     },
@@ -57,10 +59,10 @@ def make_cse_ner(
     name: str,
     model: Model[List[Doc], Floats3d],
     spans_key: str,
+    set_ents: bool,
     threshold: float,
     head_lr_scale: float,
     scorer: Optional[Callable],
-    set_ents: bool = True,
 ) -> "CSENER":
     """Create a CSE tagger: start and end markers above `threshold`, missing
     markers filled in, a class per entity by the mean class probability.
@@ -73,6 +75,7 @@ def make_cse_ner(
         the class logits, (n_docs, max_length, 2 + n_labels + 1).
     spans_key (str): Key of doc.spans to write the spans under; training
         reads the gold spans from it (from doc.ents, for a doc without the key).
+    set_ents (bool): Whether to also write the entities to doc.ents.
     threshold (float): The probability that makes a token a start or an
         end marker.
     head_lr_scale (float): The factor on the optimizer's learning rate
@@ -81,7 +84,6 @@ def make_cse_ner(
     scorer (Optional[Callable]): The scoring method. Defaults to
         Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
         doc.ents.
-    set_ents (bool): Whether to also write the entities to doc.ents.
     RETURNS (CSENER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "cse_ner")
@@ -96,8 +98,8 @@ class CSENER(FlatSpanPipe):
 
     The output is flat: the entities go to doc.ents and, with their scores
     (p_start * p_end * mean class probability), to doc.spans[spans_key].
-    Settings in self.cfg: labels, spans_key, set_ents, threshold,
-    head_lr_scale. `marker_fix_counts` counts the decoded docs whose markers
+    self.cfg holds the settings of __init__ and the labels.
+    `marker_fix_counts` counts the decoded docs whose markers
     above the threshold did not pair up, so that a marker had to be added.
     """
 
@@ -110,7 +112,7 @@ class CSENER(FlatSpanPipe):
         name: str = "cse_ner",
         *,
         spans_key: str = "sc",
-        threshold: float = 0.5,
+        threshold: float = DEFAULT_THRESHOLD,
         head_lr_scale: float = 1.0,
         scorer: Optional[Callable] = score_spans_and_ents,
         set_ents: bool = True,

@@ -65,13 +65,13 @@ def make_global_pointer(
     model: Model[List[Doc], Floats3d],
     spans_key: str,
     threshold: float,
+    max_candidates: Optional[int],
     max_span_width: Optional[int],
     prior_offset: bool,
     set_ents: bool,
     ents_filter: EntsFilter,
     scorer: Optional[Callable],
-    head_lr_scale: float = 1.0,
-    max_candidates: Optional[int] = DEFAULT_MAX_CANDIDATES,
+    head_lr_scale: float,
 ) -> "GlobalPointer":
     """Create a GlobalPointer recogniser: every span up to `max_span_width` tokens
     whose score (a probability) for a label is at least `threshold` is an
@@ -87,6 +87,9 @@ def make_global_pointer(
         reads the gold spans from it (from doc.ents, for a doc without the key).
     threshold (float): The score (a probability, as spancat's) a span
         must reach; labels calibrated by `spacy globalner calibrate` use their own.
+    max_candidates (Optional[int]): The most spans one doc may yield, the
+        highest-scoring kept, a bound on the memory of a long doc (0 or None:
+        no bound).
     max_span_width (Optional[int]): The widest span scored, in tokens;
         None sets it from the widest gold span at initialize.
     prior_offset (bool): Whether initialize starts every score at half the
@@ -103,9 +106,6 @@ def make_global_pointer(
     head_lr_scale (float): The factor on the optimizer's learning rate
         for the head's parameters (the "head" ref), e.g. 20 to train the head
         at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
-    max_candidates (Optional[int]): The most spans one doc may yield, the
-        highest-scoring kept, a bound on the memory of a long doc (0 or None:
-        no bound).
     RETURNS (GlobalPointer): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "global_pointer")
@@ -129,12 +129,11 @@ class GlobalPointer(SpanPipe):
     """Score s(i, j, label) for every span and keep the cells whose score,
     sigmoid(s), reaches the threshold.
 
-    Settings in self.cfg: labels, spans_key, threshold (a probability, as
-    spancat's), max_candidates (the most spans one doc may yield, the
-    highest-scoring kept; 0 or None: no bound), max_span_width (set from the
-    training data when None) and set_ents; learned: thresholds (label ->
-    probability, from `spacy globalner calibrate`; `threshold` is the fallback
-    for labels without one).
+    self.cfg holds the settings of __init__ and what initialize and
+    calibration learn: labels, max_span_width where the config leaves it
+    None, score_offset (with prior_offset) and thresholds (label ->
+    probability, from `spacy globalner calibrate`; `threshold` is the
+    fallback for labels without one).
     """
 
     inferred_cfg_keys = ("max_span_width",)
@@ -212,9 +211,21 @@ class GlobalPointer(SpanPipe):
 
     @property
     def max_span_width(self) -> Optional[int]:
+        """The widest span scored, in tokens. Setting it also sets the band
+        the head scores; an edit of cfg["max_span_width"] only narrows the
+        spans decoded from the band the head was given.
+        """
         return self.cfg["max_span_width"]
 
+    @max_span_width.setter
+    def max_span_width(self, value: Optional[int]) -> None:
+        _check_width(value, self.name)
+        self.cfg["max_span_width"] = value
+        self._configure_model()
+
     def _configure_model(self) -> None:
+        # The head's forward needs both: the band's width shapes its output,
+        # and the learned offset is added to every score.
         head = self.model.get_ref("head")
         head.attrs["max_span_width"] = self.max_span_width
         head.attrs["score_offset"] = float(self.cfg.get("score_offset", 0.0))
@@ -268,7 +279,11 @@ class GlobalPointer(SpanPipe):
     def _decode_at(self, docs: List[Doc], scores: Floats3d, thresholds: numpy.ndarray) -> List[SpanArrays]:
         lengths = [len(doc) for doc in docs]
         cap = self.cfg.get("max_candidates") or None
-        found, counts = decode_band(self.model.ops.to_numpy(scores), lengths, thresholds, cap)
+        scores = self.model.ops.to_numpy(scores)
+        if self.max_span_width is not None:
+            # Column w holds the spans of w + 1 tokens.
+            scores = scores[:, : self.max_span_width]
+        found, counts = decode_band(scores, lengths, thresholds, cap)
         self._warn_capped(docs, counts)
         return found
 

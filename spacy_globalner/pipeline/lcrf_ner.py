@@ -63,11 +63,11 @@ def make_lcrf_ner(
     name: str,
     model: Model[List[Doc], CRFScores],
     spans_key: str,
+    set_ents: bool,
     constrained: bool,
     entity_fix: Union[bool, str],
+    head_lr_scale: float,
     scorer: Optional[Callable],
-    head_lr_scale: float = 1.0,
-    set_ents: bool = True,
 ) -> "LCRFNER":
     """Create a linear-chain CRF recogniser over IOB or BIOES tags (or the
     softmax baseline): Viterbi or argmax decoding, optionally constrained to
@@ -81,18 +81,18 @@ def make_lcrf_ner(
         n_tags) and the transition scores (n_tags + 2, n_tags + 2).
     spans_key (str): Key of doc.spans to write the spans under; training
         reads the gold spans from it (from doc.ents, for a doc without the key).
+    set_ents (bool): Whether to also write the entities to doc.ents.
     constrained (bool): Whether decoding allows only valid tag
         sequences (no I-X after O) rather than leaving them to entity_fix.
     entity_fix (Union[bool, str]): How invalid tag sequences are read as
         entities: "paper", "lenient" or "none" (True and False: "paper" and
         "none"); see decoding/lcrf_ner/entity_fix.py.
-    scorer (Optional[Callable]): The scoring method. Defaults to
-        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
-        doc.ents.
     head_lr_scale (float): The factor on the optimizer's learning rate
         for the head's parameters (the "head" ref), e.g. 20 to train the head
         at 1e-3 over a transformer at 5e-5; 1.0 leaves it as it is.
-    set_ents (bool): Whether to also write the entities to doc.ents.
+    scorer (Optional[Callable]): The scoring method. Defaults to
+        Scorer.score_spans on doc.spans[spans_key] (overlaps allowed) and on
+        doc.ents.
     RETURNS (LCRFNER): The component.
     """
     check_spans_key_free(nlp, name, spans_key, "lcrf_ner")
@@ -115,11 +115,9 @@ class LCRFNER(FlatSpanPipe):
 
     The output is flat: the entities go to doc.ents and, with their
     probabilities, to doc.spans[spans_key] (attrs["scores"] holds the marginal
-    probability of each entity's exact tag path). Settings in self.cfg: labels,
-    spans_key, constrained, entity_fix ("paper", "lenient" or "none"; see
-    decoding/lcrf_ner/entity_fix.py for the reading of invalid tags each
-    assumes), head_lr_scale. The tag scheme and the kind of transitions are
-    settings of the model. `entity_fix_counts` counts the decoded docs whose
+    probability of each entity's exact tag path). self.cfg holds the settings
+    of __init__ and the labels; the tag scheme and the kind of transitions
+    are settings of the model. `entity_fix_counts` counts the decoded docs whose
     raw path Entity-Fix had to repair.
     """
 

@@ -10,6 +10,11 @@ where the default does not fit. The architecture must `set_ref("head", ...)`
 on the Thinc node that owns the torch module; the node has no layers until
 the module is built.
 
+Decoding reads its settings (threshold, max_candidates, ...) from self.cfg
+when it runs, so an edit of cfg takes effect at the next call. The few
+settings the model's forward needs reach it in `_configure_model`, once:
+when the pipe is created, sized (initialize) and restored (loading).
+
 At load the component has just been created from the pipeline's config (with
 the user's overrides): for a setting, that value is the one used. Only what
 training learned comes from the saved cfg.
@@ -151,7 +156,6 @@ class SpanPipe(TrainablePipe):
         RETURNS: The model's scores for the batch (see the architecture).
         """
         self._require_initialized()
-        self._configure_model()  # pick up edits to self.cfg made after loading
         docs = list(docs)
         if not self._cut_off_reported:
             upstream = missing_upstream(self.model, docs)
@@ -161,8 +165,8 @@ class SpanPipe(TrainablePipe):
         return self.model.predict(docs)
 
     def _init_model_shape(self) -> None:
-        """Copy cfg settings to the model, then size the head from the labels and
-        build its torch module, so that weights can be loaded into it.
+        """Give the model its settings from cfg, then size the head from the
+        labels and build its torch module, so that weights can be loaded into it.
         """
         self._configure_model()
         head = self.model.get_ref("head")
@@ -187,7 +191,6 @@ class SpanPipe(TrainablePipe):
         examples = list(examples)
         validate_examples(examples, f"{type(self).__name__}.update")
         self._require_initialized()
-        self._configure_model()
         if not any(len(example.predicted) for example in examples):
             return losses
         set_dropout_rate(self.model, drop)
@@ -287,9 +290,10 @@ class SpanPipe(TrainablePipe):
         """
 
     def _configure_model(self) -> None:
-        """Optional: copy the settings the model reads from self.cfg into its
-        attrs. Called at creation, before the head is sized, and before each
-        predict and update (so that an edit of self.cfg takes effect).
+        """Optional: give the model the settings from self.cfg that its
+        forward reads (in its attrs). Called when the pipe is created, before
+        the head is sized and after weights are loaded; never per call: a
+        head whose model reads a setting offers a property that sets it.
         """
 
     # Labels and gold ------------------------------------------------------
@@ -500,6 +504,7 @@ class SpanPipe(TrainablePipe):
             )
         for node, attrs in configured:
             node.attrs.update(attrs)
+        self._configure_model()
         count, param = non_finite_weights(self.model)
         if count:
             raise ValueError(Errors.E016.format(name=self.name, where=where, count=count, param=param))

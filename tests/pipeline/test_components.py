@@ -6,6 +6,7 @@ import re
 
 import pytest
 import spacy
+from spacy.language import Language
 from spacy.util import registry
 
 from spacy_globalner import CRENER, CSENER, LCRFNER, GlobalPointer
@@ -77,3 +78,18 @@ def test_every_argument_of_the_factory_and_the_class_is_documented(factory):
         doc = inspect.getdoc(function) or ""
         missing = [name for name in names if not re.search(rf"^{name} \(\S.*\): \S", doc, re.M)]
         assert not missing, f"{function.__qualname__} documents no {missing}"
+
+
+@pytest.mark.parametrize("factory", FACTORIES)
+def test_a_default_is_written_in_the_default_config_and_the_class(factory):
+    """As spancat's: the factory's signature names the settings of its
+    default_config without defaults of its own, and the class's __init__
+    defaults to the same values."""
+    default_config = Language.get_factory_meta(factory).default_config
+    parameters = inspect.signature(registry.factories.get(factory)).parameters
+    assert set(parameters) - {"nlp", "name"} == set(default_config)
+    assert all(parameter.default is inspect.Parameter.empty for parameter in parameters.values())
+    init = inspect.signature(DEFAULTS[factory][0].__init__).parameters
+    for key, value in default_config.items():
+        if key in init and not isinstance(value, dict):
+            assert init[key].default == value, key

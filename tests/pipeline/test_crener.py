@@ -273,7 +273,7 @@ def test_listener_tok2vec():
 def test_get_loss_checks_grid_count(trained):
     nlp, examples = trained
     crener = nlp.get_pipe("crener")
-    crener.cfg["max_span_width"] = None  # whole grids, as training scores them
+    crener.max_span_width = None  # whole grids, as training scores them
     grids, windows = crener.predict([example.predicted for example in examples])
     with pytest.raises(ValueError, match="E205"):
         crener.get_loss(examples, (grids[:1], windows))

@@ -44,7 +44,7 @@ def test_band_finds_the_whole_grids_spans_it_can_hold(tmp_path):
     assert all(grid.shape[1] == width or grid.shape[:2] == (len(grid), len(grid)) < (width, width) for grid in grids)
     assert [grid.shape[1] for grid in grids[2:]] == [width] * (len(grids) - 2)
     banded = [scored_spans(doc) for doc in nlp.pipe([doc.copy() for doc in docs])]
-    pipe.cfg["max_span_width"] = None
+    pipe.max_span_width = None
     assert pipe.predict(docs[:1])[0][0].shape[:2] == (len(docs[0]), len(docs[0]))
     whole = [scored_spans(doc) for doc in nlp.pipe([doc.copy() for doc in docs])]
     assert banded == [
@@ -52,7 +52,7 @@ def test_band_finds_the_whole_grids_spans_it_can_hold(tmp_path):
     ]
     assert sum(len(doc) for doc in banded) > 10
     assert any(span[1] - span[0] > LONGEST for doc in whole for span in doc)
-    pipe.cfg["max_span_width"] = LONGEST
+    pipe.max_span_width = LONGEST
     nlp.to_disk(tmp_path)
     loaded = spacy.load(tmp_path)
     assert loaded.get_pipe("crener").cfg["max_span_width"] == LONGEST

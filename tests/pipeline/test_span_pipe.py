@@ -1,6 +1,7 @@
 """SpanPipe.initialize is a template: every component validates its examples,
-summarises the gold and sets its labels in the base, and copies its settings
-into the model in `_configure_model` alone, from creation on."""
+summarises the gold and sets its labels in the base, and gives the model its
+settings in `_configure_model` alone, when it is created, sized and loaded,
+never per call."""
 import pytest
 import spacy
 from spacy.training import Example
@@ -44,17 +45,24 @@ def test_initialize_validates_get_examples(name):
     [("global_pointer", "max_span_width", 5, "head"), ("crener", "max_grid_length", 12, None)],
 )
 def test_settings_reach_the_model_on_creation(name, setting, value, node):
-    """The model reads the configured setting as soon as the pipe exists, and an
-    edit of cfg reaches it at the next predict."""
+    """The model reads the configured setting as soon as the pipe exists; an
+    edit of cfg is not copied into it per call, the pipe's property sets it,
+    and at loading it gets the configured value, not the one the saved
+    weights hold."""
     nlp, pipe = blank_pipe(name, **{setting: value})
     model = pipe.model.get_ref(node) if node else pipe.model
     assert model.attrs[setting] == value
     docs = genia_docs(nlp, limit=4)
     pipe.initialize(lambda: [Example(nlp.make_doc(doc.text), doc) for doc in docs])
     pipe.cfg[setting] = value + 1
-    assert model.attrs[setting] == value
     pipe.predict([nlp.make_doc(docs[0].text)])
-    assert model.attrs[setting] == value + 1
+    assert model.attrs[setting] == value
+    setattr(pipe, setting, value + 2)
+    assert model.attrs[setting] == value + 2 and pipe.cfg[setting] == value + 2
+    _, loaded = blank_pipe(name, **{setting: value + 3})
+    loaded.from_bytes(pipe.to_bytes())
+    loaded_model = loaded.model.get_ref(node) if node else loaded.model
+    assert loaded_model.attrs[setting] == value + 3
 
 
 @pytest.mark.parametrize("name", COMPONENTS)

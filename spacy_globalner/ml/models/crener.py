@@ -113,7 +113,7 @@ def build_crener(
         (length, length, 1 + n_tags) logit grid per window, and the window
         plan. The pipe sets attrs["max_grid_length"], the longest window,
         and attrs["unsegmented_window"], the window over long text without
-        sentence boundaries.
+        sentence boundaries, when it is created, sized or loaded.
     """
     settings = _settings_of(locals())
     return _build_crener(tok2vec, settings, max_batch_cells, mixed_precision, ARCHITECTURE)
@@ -305,11 +305,11 @@ def crener_head(
     Dropout: settings.dropout where set, else attrs["dropout_rate"], which
     spaCy's `set_dropout_rate` sets to the pipe's rate on every update.
 
-    attrs["max_span_width"] (set by the pipe: the longest gold span it was
-    initialised on; None: no bound): at prediction a chunk of windows is
-    scored only within band = max_span_width - 1 cells of the diagonal, where
-    every span of up to max_span_width tokens lies, if the band is at most
-    half the width of the chunk's padded grid (scorer.is_banded). Each
+    attrs["band"] (set by the pipe from the longest gold span it was
+    initialised on, max_span_width - 1; None: no bound): at prediction a chunk
+    of windows is scored only within band cells of the diagonal, where every
+    span of up to band + 1 tokens lies, if the band is at most half the width
+    of the chunk's padded grid (scorer.is_banded). Each
     window of at least 2 * band + 1 tokens gets its band, (length, 2 * band
     + 1, 1 + nO) (see ml/torch/crener/band.py; cut from the whole grid in a
     chunk scored whole), a shorter one its whole grid, (length, length, 1 +
@@ -330,7 +330,7 @@ def crener_head(
             "dropout_rate": 0.0,
             "max_batch_cells": max_batch_cells,
             "mixed_precision": mixed_precision,
-            "max_span_width": None,
+            "band": None,
         },
     )
 
@@ -359,7 +359,7 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
     scorer.set_dropout_rate(model.attrs["dropout_rate"] if rate is None else rate)
     grids: List[Optional[Floats3d]] = [None] * len(windows)
     callbacks = []
-    band = prediction_band(model.attrs["max_span_width"], is_train)
+    band = None if is_train else model.attrs["band"]
     for chunk in _chunks(windows, model.attrs["max_batch_cells"]):
         chunk_grids, backprop_chunk = wrapper((_window_vectors(vectors, windows[chunk]), band), is_train)
         for index, grid in zip(chunk.tolist(), chunk_grids):
@@ -379,15 +379,6 @@ def head_forward(model: Model[HeadInT, HeadOutT], X: HeadInT, is_train: bool) ->
         return d_vectors
 
     return grids, backprop
-
-
-def prediction_band(max_span_width: Optional[int], is_train: bool) -> Optional[int]:
-    """The band (cells either side of the diagonal) the head scores: where
-    spans of up to max_span_width tokens lie, at prediction; None (the whole
-    grid) in training or without a bound."""
-    if is_train or max_span_width is None:
-        return None
-    return max(int(max_span_width) - 1, 0)
 
 
 def _chunks(windows: Ints2d, max_cells: int) -> List[numpy.ndarray]:

@@ -74,7 +74,8 @@ def global_pointer_head(
     The torch module is built by `init` once nO (the number of labels) is set;
     its input projection infers its width from the first batch or from the
     weights being loaded. The pipe sets attrs["max_span_width"] and
-    attrs["score_offset"] (a constant added to every score, see the pipe).
+    attrs["score_offset"] (a constant added to every score, see the pipe)
+    when it is created, sized or loaded.
     """
     return Model(
         "global_pointer_head",
