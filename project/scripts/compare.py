@@ -15,8 +15,9 @@ encoder, optimizer, schedule, batcher and budget of a package config: HEAD@CONFI
 (`spancat@crener`, `ner@lcrf_ner`; a bare `ner` or `spancat` runs on
 global_pointer's). spaCy's heads are the blocks `spacy init config -p HEAD`
 writes (`-G` on a transformer); spancat's ngram sizes run 1..the longest
-training entity; `span_finder` is span_finder (an encoder of its own, built
-as the config's) proposing spancat's candidates, on a tok2vec config. Only what the corpus needs changes besides: the language
+training entity; `span_finder` puts span_finder, with an encoder of its own
+built as the config's, in front of spancat to propose its candidates (tok2vec
+configs only). Only what the corpus needs changes besides: the language
 (Chinese gets the character tokenizer) and a timing logger that changes
 nothing the model computes.
 
