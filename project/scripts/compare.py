@@ -15,7 +15,9 @@ encoder, optimizer, schedule, batcher and budget of a package config: HEAD@CONFI
 (`spancat@crener`, `ner@lcrf_ner`; a bare `ner` or `spancat` runs on
 global_pointer's). spaCy's heads are the blocks `spacy init config -p HEAD`
 writes (`-G` on a transformer); spancat's ngram sizes run 1..the longest
-training entity. Only what the corpus needs changes besides: the language
+training entity; `span_finder` puts span_finder, with an encoder of its own
+built as the config's, in front of spancat to propose its candidates (tok2vec
+configs only). Only what the corpus needs changes besides: the language
 (Chinese gets the character tokenizer) and a timing logger that changes
 nothing the model computes.
 
@@ -25,7 +27,8 @@ is scored on the official test split (test.spacy), read by nothing before,
 twice: at the config's settings, and with its threshold chosen on dev, for
 each score the run is judged on (all spans, doc.ents), by the tool the head ships with
 (spacy find-threshold's scan, made from one prediction of dev by
-threshold_scan.py, for spancat's, global_pointer's and cse_ner's threshold;
+threshold_scan.py, for spancat's, global_pointer's and cse_ner's threshold,
+and span_finder's before spancat's;
 `spacy globalner calibrate` for crener's per-label thresholds; ner and
 lcrf_ner have none).
 
@@ -209,6 +212,17 @@ def with_spacy_head(config: Config, head: str, max_entity_length: int) -> Config
         # span_finder learns the gold spans' starts and ends and writes its
         # candidates (up to the longest training entity) where spancat's
         # suggester reads them, during training too (annotating_components).
+        # It reads the gold spans under its own spans_key, so both use spancat's.
+        # Its model gets an encoder of its own, built as the encoder component's
+        # (span_finder's default model has its own tok2vec too): an untrained
+        # span_finder proposes nearly every span up to max_length, and spancat's
+        # gradient from that flood, through a shared encoder, leaves span_finder
+        # unable to learn the boundaries; spancat then gets no candidates
+        # (docs/thresholds.md). spancat listens to the encoder component.
+        if on_transformer:
+            raise SystemExit("span_finder@CONFIG takes a config with a tok2vec encoder, not a transformer")
+        config["components"]["span_finder"]["model"]["tok2vec"] = copy.deepcopy(
+            dict(config["components"][encoder]["model"]))
         config["components"]["span_finder"]["max_length"] = longest
         config["components"]["spancat"]["suggester"] = {"@misc": "spacy.preset_spans_suggester.v1",
                                                          "spans_key": config["components"]["span_finder"]["spans_key"]}
@@ -282,24 +296,36 @@ def views(scores: Dict) -> Dict:
     return {view: scores[view] for view in ("spans", "ents", "outer") if view in scores}
 
 
-# Heads whose one `threshold` spacy find-threshold tunes (docs/thresholds.md).
+# Heads whose one `threshold` spacy find-threshold tunes (docs/thresholds.md),
+# and components before a head whose `threshold` it tunes as well: span_finder's
+# decides which candidates spancat labels.
 FIND_THRESHOLD = ("spancat", "global_pointer", "cse_ner")
+FIND_THRESHOLD_BEFORE = ("span_finder",)
 
 
 def tune(nlp, tune_path: Path, scores_key: str, trials: int = THRESHOLD_TRIALS) -> Optional[Dict]:
     """Choose the head's threshold for SCORES_KEY on dev (TUNE_PATH) with the
     tool it ships with (TRIALS thresholds from 0 to 1 where it is spacy
     find-threshold, scanned as threshold_scan.py does) and set it on NLP;
-    None for a head without one."""
+    None for a head without one. A find-threshold component before the head
+    is tuned first, by the same scan of the whole pipeline's SCORES_KEY."""
     name = nlp.pipe_names[-1]
     pipe = nlp.get_pipe(name)
     if nlp.get_pipe_meta(name).factory in FIND_THRESHOLD:
         from threshold_scan import scan_threshold
 
-        best, best_score, _ = scan_threshold(nlp, tune_path, name, scores_key, trials)
-        pipe.cfg["threshold"] = float(best)
-        return {"tool": threshold_scan_tool(trials), "scores_key": scores_key,
-                "threshold": float(best), "tune_score": float(best_score)}
+        before = [each for each in nlp.pipe_names[:-1] if nlp.get_pipe_meta(each).factory in FIND_THRESHOLD_BEFORE]
+        chosen = {}
+        # In pipeline order, each scanned with the thresholds before it chosen:
+        # the candidates first, then the head's cut of their scores.
+        for each in (*before, name):
+            best, best_score, _ = scan_threshold(nlp, tune_path, each, scores_key, trials)
+            nlp.get_pipe(each).cfg["threshold"] = chosen[each] = float(best)
+        record = {"tool": threshold_scan_tool(trials), "scores_key": scores_key,
+                  "threshold": chosen[name], "tune_score": float(best_score)}
+        if before:
+            record["thresholds_before"] = {each: chosen[each] for each in before}
+        return record
     if getattr(pipe, "can_calibrate", False):
         from spacy.training import Corpus
 

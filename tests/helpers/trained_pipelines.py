@@ -126,6 +126,24 @@ def train_small(name: str, *, seed: int = 0, n_updates: int = N_UPDATES) -> Tupl
     return nlp, history
 
 
+
+def train_config(config, path: Path, *, seed: int = 0, n_updates: int = N_UPDATES) -> Path:
+    """The pipeline of a training CONFIG (a Config, as a project script
+    composes it) trained on GENIA docs as `spacy train` updates it, with the
+    config's annotating components, and saved at PATH."""
+    from spacy.util import load_model_from_config
+
+    fix_random_seed(seed)
+    with warnings.catch_warnings(), one_torch_thread():
+        warnings.simplefilter("ignore")
+        nlp = load_model_from_config(config, auto_fill=True)
+        examples = [Example(nlp.make_doc(doc.text), doc) for doc in genia_docs(nlp)]
+        optimizer = nlp.initialize(lambda: examples)
+        for _ in range(n_updates):
+            nlp.update(examples, sgd=optimizer, annotates=config["training"]["annotating_components"])
+    nlp.to_disk(path)
+    return path
+
 @functools.lru_cache(maxsize=None)
 def trained_dir(name: str) -> Path:
     """A small trained pipeline for `name`, saved once per test process."""

@@ -190,18 +190,23 @@ def test_config_names_and_the_corpus_language():
     assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy.Tokenizer.v1"}
     assert config["components"]["spancat"]["suggester"]["sizes"] == [1, 2, 3, 4, 5]
     assert "crener" not in config["components"]
-    # span_finder proposes spans up to the longest entity, spancat labels them,
-    # both listening to the package config's encoder
+    # span_finder proposes spans up to the longest entity, spancat labels them:
+    # spancat listens to the package config's encoder, span_finder has one of
+    # its own built alike, and annotates in training
+    package = Config().from_disk(REPO_ROOT / "configs" / "global_pointer.cfg", interpolate=False)
     config = compare.compose(REPO_ROOT / "configs" / "global_pointer.cfg", "span_finder", stats, PROJECT / "x.json")
     assert config["nlp"]["pipeline"] == ["tok2vec", "span_finder", "spancat"]
     assert config["components"]["span_finder"]["max_length"] == 5
+    assert config["components"]["span_finder"]["spans_key"] == config["components"]["spancat"]["spans_key"] == "sc"
     assert config["components"]["spancat"]["suggester"] == {"@misc": "spacy.preset_spans_suggester.v1",
                                                             "spans_key": "sc"}
     assert config["training"]["annotating_components"] == ["span_finder"]
-    assert (config["components"]["span_finder"]["model"]["tok2vec"]
-            == config["components"]["spancat"]["model"]["tok2vec"]
-            == Config().from_disk(REPO_ROOT / "configs" / "global_pointer.cfg", interpolate=False)[
-                "components"]["global_pointer"]["model"]["tok2vec"])
+    assert config["components"]["spancat"]["model"]["tok2vec"] == package["components"]["global_pointer"]["model"][
+        "tok2vec"]
+    assert config["components"]["span_finder"]["model"]["tok2vec"] == package["components"]["tok2vec"]["model"]
+    with pytest.raises(SystemExit):
+        compare.compose(REPO_ROOT / "configs" / "global_pointer_trf.cfg", "span_finder", stats, PROJECT / "x.json",
+                        transformer="roberta-base")
     # The flat configs are English; a GermEval run trains German, as the records measured.
     stats = {"lang": "de", "train": {"max_length": 5}}
     config = compare.compose(REPO_ROOT / "configs" / "lcrf_ner.cfg", None, stats, PROJECT / "x.json")
