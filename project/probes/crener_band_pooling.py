@@ -138,7 +138,7 @@ def main() -> None:
     vocab = spacy.blank("en").vocab
     examples = [Example(doc, doc) for doc in read_nested_jsonl(TRAIN, vocab)]
     nlp, _, _ = trained("configs/crener.cfg", examples, args.updates)
-    nlp.get_pipe("crener").cfg["max_span_width"] = args.max_span_width
+    nlp.get_pipe("crener").max_span_width = args.max_span_width
     # The cells a banded grid would store: the band and the convolutions'
     # reach off the diagonal, 2 x (1 + 2 + 3) in sequence.
     settings = wrapped_module(nlp.get_pipe("crener").model.get_ref("head").layers[0]).settings
