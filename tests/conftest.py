@@ -51,10 +51,11 @@ def one_torch_thread_fixture():
 # check numbers, not threading: they run on one torch thread, set in this
 # process only. Two xdist workers each on torch's default (one thread per core)
 # put four spinning threads on two cores; tests/ml took 36 CPU s that way
-# against 15 on one thread. What a user runs keeps torch's defaults: the tests
-# in shipping/, cli/, scale/ and project/, and every command a test starts as a
-# process of its own (set_num_threads does not reach a child process).
-ONE_THREAD_DIRS = {"ml", "decoding", "pipeline", "corpora", "tuning"}
+# against 15 on one thread. The project's scripts run on one thread too, as
+# project.yml runs them (vars.threads: 1). What a user runs keeps torch's
+# defaults: the tests in shipping/, cli/ and scale/, and every command a test
+# starts as a process of its own (set_num_threads does not reach a child).
+ONE_THREAD_DIRS = {"ml", "decoding", "pipeline", "corpora", "tuning", "project"}
 TESTS_ROOT = Path(__file__).parent
 
 
